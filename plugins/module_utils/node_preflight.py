@@ -1,0 +1,104 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure logic of the shared preflight: a report on a node's facts, and the problems that must
+stop provisioning before anything changes. Every problem names the variable that decides it."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+MIB = 1024 * 1024
+
+
+def _version_tuple(text):
+    return tuple(int(part) for part in str(text).split('.') if part.isdigit())
+
+
+def mount_for_path(path, mounts):
+    """The mount holding ``path`` (existing or not): the longest mount point that prefixes it."""
+    best = None
+    for mount in mounts or []:
+        point = mount.get('mount', '')
+        prefix = point.rstrip('/') + '/'
+        if (path == point or path.startswith(prefix) or point == '/') and (best is None or len(point) > len(best['mount'])):
+            best = mount
+    return best
+
+
+def path_free_space(path, mounts):
+    """Free space at ``path`` in MiB, from Ansible's mount facts."""
+    mount = mount_for_path(path, mounts)
+    if mount is None:
+        return {'path': path, 'mount': None, 'device': None, 'free_mib': None}
+    return {
+        'path': path,
+        'mount': mount.get('mount'),
+        'device': mount.get('device'),
+        'free_mib': int(mount.get('size_available', 0)) // MIB,
+    }
+
+
+def platform_version(facts):
+    """The version preflight tables use: ``22.04`` for Ubuntu, the major version elsewhere."""
+    if facts.get('distribution') == 'Ubuntu':
+        return str(facts.get('distribution_version', ''))
+    return str(facts.get('distribution_major_version', ''))
+
+
+def build_report(facts, gpu, supported_platforms, min_python, paths, require_systemd, container_types):
+    """Report on a node from its Ansible facts and the gpu_facts result, with a list of problems."""
+    problems = []
+    distribution = facts.get('distribution', 'unknown')
+    version = platform_version(facts)
+    supported_versions = [str(v) for v in (supported_platforms or {}).get(distribution, [])]
+    os_supported = version in supported_versions
+    if not os_supported:
+        problems.append(
+            'unsupported OS %s %s; supported: %s (preflight_supported_platforms)' % (
+                distribution, version,
+                ', '.join('%s %s' % (name, '/'.join(str(v) for v in versions))
+                          for name, versions in sorted((supported_platforms or {}).items()))))
+
+    python_version = str(facts.get('python_version', ''))
+    python_ok = _version_tuple(python_version)[:2] >= _version_tuple(min_python)[:2]
+    if not python_ok:
+        problems.append('Python %s on the node is older than %s (preflight_min_python)' % (python_version, min_python))
+
+    service_manager = facts.get('service_mgr', 'unknown')
+    systemd = service_manager == 'systemd'
+    if require_systemd and not systemd:
+        problems.append('the service manager is %s, not systemd (preflight_require_systemd)' % service_manager)
+
+    virtualization_type = facts.get('virtualization_type', '')
+    is_container = facts.get('virtualization_role') == 'guest' and virtualization_type in container_types
+
+    space = []
+    for entry in paths:
+        measured = path_free_space(entry['path'], facts.get('mounts', []))
+        required = int(entry['min_free_mib'])
+        measured.update({
+            'required_mib': required,
+            'purpose': entry.get('purpose', ''),
+            'ok': measured['free_mib'] is not None and measured['free_mib'] >= required,
+        })
+        if not measured['ok']:
+            problems.append('%s has %s MiB free on %s, needs %d MiB for %s (preflight_paths)' % (
+                entry['path'], measured['free_mib'], measured['mount'], required,
+                entry.get('purpose') or 'the install'))
+        space.append(measured)
+
+    gpu = gpu or {}
+    return {
+        'os': {'distribution': distribution, 'version': version,
+               'family': facts.get('os_family', 'unknown'), 'supported': os_supported},
+        'python': {'version': python_version, 'minimum': str(min_python), 'ok': python_ok},
+        'service_manager': service_manager,
+        'systemd': systemd,
+        'container': {'is_container': is_container, 'type': virtualization_type if is_container else None},
+        'virtualization': {'role': facts.get('virtualization_role'), 'type': virtualization_type},
+        'paths': space,
+        'gpu': {'present': bool(gpu.get('pci_devices')), 'count': len(gpu.get('pci_devices') or []),
+                'driver_loaded': bool((gpu.get('driver') or {}).get('loaded_version')),
+                'state': gpu.get('state')},
+        'problems': problems,
+    }

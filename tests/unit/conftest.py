@@ -1,0 +1,35 @@
+"""Make ``ansible_collections.aistack.gpu_node`` importable from the checkout.
+
+Unit tests import the collection's code by its real package name, the way Ansible loads it.
+A checkout is not laid out as ``ansible_collections/aistack/gpu_node``, so a private tree with
+one symlink to the repository root is placed first on ``sys.path``.
+"""
+
+import os
+import sys
+import tempfile
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def _collection_root():
+    base = os.path.join(tempfile.gettempdir(), "aistack-gpu_node-unit-%d" % os.getuid())
+    namespace = os.path.join(base, "ansible_collections", "aistack")
+    link = os.path.join(namespace, "gpu_node")
+    os.makedirs(namespace, exist_ok=True)
+    if os.path.realpath(link) != REPO_ROOT:
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(REPO_ROOT, link)
+    return base
+
+
+try:
+    import ansible_collections.aistack.gpu_node  # noqa: F401  (already on the path)
+except ImportError:
+    sys.path.insert(0, _collection_root())
+    for name in [m for m in sys.modules if m == "ansible_collections" or m.startswith("ansible_collections.")]:
+        del sys.modules[name]
+
+FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
+SHARED = os.path.join(os.path.dirname(REPO_ROOT), "shared")
