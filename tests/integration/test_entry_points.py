@@ -1,0 +1,56 @@
+"""The collection's entry points, run for real from the checkout and from a built tarball."""
+
+import glob
+import os
+import tarfile
+import textwrap
+
+from conftest import REPO_ROOT, recap, run
+
+
+def test_site_check_mode_on_this_machine_changes_nothing():
+    proc = run(["ansible-playbook", "site.yml", "--check", "--diff"])
+    counts = recap(proc.stdout)
+    assert counts["localhost"]["failed"] == 0
+    assert counts["localhost"]["changed"] == 0, proc.stdout
+    assert "preflight_report" in proc.stdout
+
+
+def test_gpu_cluster_inventory_resolves_roles_from_the_checkout():
+    proc = run(["ansible-playbook", "site.yml", "-i", "inventories/gpu_cluster", "--list-tasks"])
+    assert "aistack.gpu_node.preflight : Gather the facts preflight decides on" in proc.stdout
+    assert "gpu-node-01.example.com" in run(["ansible-inventory", "-i", "inventories/gpu_cluster", "--graph"]).stdout
+    listing = run(["ansible-galaxy", "collection", "list", "aistack.gpu_node", "--format", "yaml"]).stdout
+    assert os.path.join(REPO_ROOT, ".cache", "collections", "ansible_collections") in listing
+
+
+def test_built_tarball_installs_and_its_roles_run_from_there(tmp_path):
+    run(["ansible-galaxy", "collection", "build", "--force", "--output-path", str(tmp_path), REPO_ROOT])
+    (tarball,) = glob.glob(str(tmp_path / "aistack-gpu_node-*.tar.gz"))
+    with tarfile.open(tarball) as archive:
+        names = archive.getnames()
+    assert "roles/preflight/tasks/main.yml" in names
+    assert "plugins/modules/gpu_facts.py" in names
+    assert not [n for n in names if n.startswith((".venv", ".cache", ".git/"))]
+
+    collections = tmp_path / "collections"
+    run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(collections), tarball])
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(textwrap.dedent("""\
+        - name: Run a role of the installed collection
+          hosts: localhost
+          connection: local
+          gather_facts: false
+          roles:
+            - role: aistack.gpu_node.preflight
+          post_tasks:
+            - name: Show where the role came from
+              ansible.builtin.debug:
+                msg: "installed at {{ lookup('ansible.builtin.pipe', 'ansible-galaxy collection list aistack.gpu_node') }}"
+        """))
+    # Outside the checkout: no ansible.cfg of ours, only the fresh collections path.
+    env = {"ANSIBLE_CONFIG": os.devnull, "ANSIBLE_COLLECTIONS_PATH": str(collections),
+           "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false", "ANSIBLE_PYTHON_INTERPRETER": "auto_silent"}
+    proc = run(["ansible-playbook", "-i", "localhost,", "--check", str(playbook)], env=env, cwd=str(tmp_path))
+    assert recap(proc.stdout)["localhost"]["failed"] == 0
+    assert str(collections / "ansible_collections") in proc.stdout
