@@ -12,6 +12,7 @@ export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_FORCE_COLOR := false
 export CONTAINERS_CONF := $(CURDIR)/tests/testbed/containers.conf
 export PY_COLORS := 0
+export NO_COLOR := 1
 
 SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))

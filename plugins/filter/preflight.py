@@ -6,20 +6,17 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_preflight import build_report, path_free_space
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_preflight import build_report
 
 
-def preflight_report(facts, gpu=None, supported_platforms=None, min_python='3.8', paths=None,
+def preflight_report(facts, gpu=None, space=None, supported_platforms=None, min_python='3.8', paths=None,
                      require_systemd=False, container_types=None):
     if not isinstance(facts, dict):
         raise AnsibleFilterError('preflight_report expects ansible_facts (a mapping), got %s' % type(facts).__name__)
-    return build_report(facts, gpu, supported_platforms or {}, min_python, paths or [],
+    return build_report(facts, gpu, space, supported_platforms or {}, min_python, paths or [],
                         require_systemd, container_types or [])
 
 
 class FilterModule(object):
     def filters(self):
-        return {
-            'preflight_report': preflight_report,
-            'path_free_space': path_free_space,
-        }
+        return {'preflight_report': preflight_report}

@@ -7,6 +7,8 @@ stop provisioning before anything changes. Every problem names the variable that
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import os
+
 MIB = 1024 * 1024
 
 
@@ -14,28 +16,36 @@ def _version_tuple(text):
     return tuple(int(part) for part in str(text).split('.') if part.isdigit())
 
 
-def mount_for_path(path, mounts):
-    """The mount holding ``path`` (existing or not): the longest mount point that prefixes it."""
-    best = None
-    for mount in mounts or []:
-        point = mount.get('mount', '')
-        prefix = point.rstrip('/') + '/'
-        if (path == point or path.startswith(prefix) or point == '/') and (best is None or len(point) > len(best['mount'])):
-            best = mount
-    return best
+def nearest_existing(path, exists=os.path.exists):
+    """``path`` itself, or its closest parent that exists: where an install there would land."""
+    current = os.path.normpath(path)
+    while not exists(current) and current != os.path.dirname(current):
+        current = os.path.dirname(current)
+    return current
 
 
-def path_free_space(path, mounts):
-    """Free space at ``path`` in MiB, from Ansible's mount facts."""
-    mount = mount_for_path(path, mounts)
-    if mount is None:
-        return {'path': path, 'mount': None, 'device': None, 'free_mib': None}
-    return {
-        'path': path,
-        'mount': mount.get('mount'),
-        'device': mount.get('device'),
-        'free_mib': int(mount.get('size_available', 0)) // MIB,
-    }
+def mount_point(path, ismount=os.path.ismount):
+    current = os.path.realpath(path)
+    while not ismount(current):
+        current = os.path.dirname(current)
+    return current
+
+
+def measure_paths(paths, statvfs=os.statvfs, exists=os.path.exists, ismount=os.path.ismount):
+    """Free and total MiB of the filesystem holding each path (existing or not)."""
+    measured = []
+    for path in paths:
+        where = nearest_existing(path, exists)
+        stats = statvfs(where)
+        measured.append({
+            'path': path,
+            'measured_at': where,
+            'exists': where == os.path.normpath(path),
+            'mount': mount_point(where, ismount),
+            'free_mib': stats.f_bavail * stats.f_frsize // MIB,
+            'total_mib': stats.f_blocks * stats.f_frsize // MIB,
+        })
+    return measured
 
 
 def platform_version(facts):
@@ -45,8 +55,8 @@ def platform_version(facts):
     return str(facts.get('distribution_major_version', ''))
 
 
-def build_report(facts, gpu, supported_platforms, min_python, paths, require_systemd, container_types):
-    """Report on a node from its Ansible facts and the gpu_facts result, with a list of problems."""
+def build_report(facts, gpu, space, supported_platforms, min_python, paths, require_systemd, container_types):
+    """Report on a node from its Ansible facts, the gpu_facts and free_space results, with a list of problems."""
     problems = []
     distribution = facts.get('distribution', 'unknown')
     version = platform_version(facts)
@@ -72,9 +82,10 @@ def build_report(facts, gpu, supported_platforms, min_python, paths, require_sys
     virtualization_type = facts.get('virtualization_type', '')
     is_container = facts.get('virtualization_role') == 'guest' and virtualization_type in container_types
 
-    space = []
+    measured_by_path = dict((entry['path'], entry) for entry in space or [])
+    checked = []
     for entry in paths:
-        measured = path_free_space(entry['path'], facts.get('mounts', []))
+        measured = dict(measured_by_path.get(entry['path'], {'path': entry['path'], 'mount': None, 'free_mib': None}))
         required = int(entry['min_free_mib'])
         measured.update({
             'required_mib': required,
@@ -85,7 +96,7 @@ def build_report(facts, gpu, supported_platforms, min_python, paths, require_sys
             problems.append('%s has %s MiB free on %s, needs %d MiB for %s (preflight_paths)' % (
                 entry['path'], measured['free_mib'], measured['mount'], required,
                 entry.get('purpose') or 'the install'))
-        space.append(measured)
+        checked.append(measured)
 
     gpu = gpu or {}
     return {
@@ -96,7 +107,7 @@ def build_report(facts, gpu, supported_platforms, min_python, paths, require_sys
         'systemd': systemd,
         'container': {'is_container': is_container, 'type': virtualization_type if is_container else None},
         'virtualization': {'role': facts.get('virtualization_role'), 'type': virtualization_type},
-        'paths': space,
+        'paths': checked,
         'gpu': {'present': bool(gpu.get('pci_devices')), 'count': len(gpu.get('pci_devices') or []),
                 'driver_loaded': bool((gpu.get('driver') or {}).get('loaded_version')),
                 'state': gpu.get('state')},
