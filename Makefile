@@ -14,6 +14,7 @@ export CONTAINERS_CONF := $(CURDIR)/tests/testbed/containers.conf
 export PY_COLORS := 0
 export NO_COLOR := 1
 
+SETUP_DONE := .cache/.setup-done
 SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
@@ -24,15 +25,22 @@ help:
 
 setup:
 	@tooling/bootstrap
+	@touch $(SETUP_DONE)
+
+# Targets below need the tooling; it is prepared once, and again when its pins change.
+$(SETUP_DONE): tooling/bootstrap tooling/requirements.txt tooling/collections.yml tooling/bundle.txt
+	@tooling/bootstrap
+	@touch $@
 
 setup-testbed:
 	@tooling/bootstrap --testbed
+	@touch $(SETUP_DONE)
 
-site: setup
+site: $(SETUP_DONE)
 	@echo "==> site.yml on this machine (inventories/local)"
 	ansible-playbook site.yml $(ARGS)
 
-check: setup
+check: $(SETUP_DONE)
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
 	ansible-playbook site.yml --check --diff $(ARGS)
 
@@ -40,7 +48,7 @@ test: setup-testbed
 	@$(MAKE) --no-print-directory lint sanity unit integration molecule
 	@echo "==> all tests passed"
 
-lint: setup
+lint: $(SETUP_DONE)
 	@echo "==> yamllint"
 	yamllint --strict .
 	@echo "==> ansible-lint (production profile)"
@@ -49,32 +57,40 @@ lint: setup
 	@echo "==> role READMEs against meta/argument_specs.yml"
 	python tooling/role_docs.py --check
 
-changelog-lint: setup
+changelog-lint: $(SETUP_DONE)
 	@echo "==> antsibull-changelog lint"
 	antsibull-changelog lint
 
-sanity: setup
+sanity: $(SETUP_DONE)
 	@echo "==> ansible-test sanity in an assembled $(SANITY_TREE)"
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
+	@pip_version=$$(python -c 'import inspect, re; from ansible_test._internal import python_requirements as r; \
+	  print(re.search(r"pip=.([0-9.]+)", inspect.getsource(r.get_venv_packages)).group(1))'); \
+	cached=$$HOME/.ansible/test/cache/get_pip_$${pip_version//./_}.py; \
+	if ! grep -qs 'pip' "$$cached" && ! curl -fsS --max-time 10 -o "$$cached" \
+	     https://ci-files.testing.ansible.com/ansible-test/get-pip-$$pip_version.py 2>/dev/null; then \
+	  echo "==> ansible-test's pip bootstrap is unreachable: using tooling/ansible_test_get_pip.py"; \
+	  mkdir -p "$$(dirname "$$cached")" && cp tooling/ansible_test_get_pip.py "$$cached"; fi
 	cd $(SANITY_TREE) && git init -q && git add -A && \
 	  ansible-test sanity --python 3.11 --requirements --color no $(ARGS)
 
-unit: setup
+unit: $(SETUP_DONE)
 	@echo "==> pytest unit tests"
 	python -m pytest tests/unit -p no:cacheprovider \
-	  --cov=plugins --cov-report=term-missing:skip-covered $(ARGS)
+	  --cov=plugins --cov-report=term-missing:skip-covered --cov-fail-under=90 $(ARGS)
 
-integration: setup
+integration: $(SETUP_DONE)
 	@echo "==> pytest integration tests"
 	python -m pytest tests/integration -p no:cacheprovider $(ARGS)
 
-molecule: setup-testbed
+molecule: $(SETUP_DONE)
+	@tests/testbed/build-node-image
 	@for scenario in $(MOLECULE_SCENARIOS); do \
 	  echo "==> molecule test -s $$scenario"; \
 	  molecule test -s $$scenario || exit 1; \
 	done
 	@echo "==> molecule: $(words $(MOLECULE_SCENARIOS)) scenario(s) passed: $(MOLECULE_SCENARIOS)"
 
-build: setup
+build: $(SETUP_DONE)
 	ansible-galaxy collection build --force --output-path .cache/build

@@ -25,10 +25,14 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Read-only; runs the same way in check mode.
   diff_mode:
     support: none
+    description: Returns no diff.
   platform:
+    support: full
     platforms: posix
+    description: Any POSIX host with C(statvfs).
 '''
 
 EXAMPLES = r'''

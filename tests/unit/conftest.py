@@ -25,7 +25,7 @@ def _collection_root():
 
 
 try:
-    import ansible_collections.aistack.gpu_node  # noqa: F401  (already on the path)
+    import ansible_collections.aistack.gpu_node  # noqa: F401  # already on the path; pylint: disable=unused-import
 except ImportError:
     sys.path.insert(0, _collection_root())
     for name in [m for m in sys.modules if m == "ansible_collections" or m.startswith("ansible_collections.")]:
@@ -33,3 +33,19 @@ except ImportError:
 
 FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
 SHARED = os.path.join(os.path.dirname(REPO_ROOT), "shared")
+
+SHARED_H200 = os.path.join(SHARED, "fixtures", "gpu-h200")
+PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
+
+
+def read_h200(name):
+    """An unedited output captured on the H200 test host (``../shared/fixtures/gpu-h200``)."""
+    with open(os.path.join(SHARED_H200, name)) as handle:
+        return handle.read()
+
+
+def read_public(name):
+    """A public sample from ``tests/unit/fixtures/public`` without its leading ``# source:`` line."""
+    with open(os.path.join(PUBLIC_FIXTURES, name)) as handle:
+        lines = handle.read().splitlines(True)
+    return "".join(lines[1:] if lines and lines[0].startswith("# source:") else lines)

@@ -6,7 +6,6 @@ import os
 import pytest
 
 
-
 @pytest.fixture
 def report(host):
     name = host.backend.get_hostname()

@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import os
+
+import pytest
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from conftest import SHARED_H200, read_h200
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.modules import gpu_facts
+
+needs_h200 = pytest.mark.skipif(not os.path.isdir(SHARED_H200), reason="../shared/fixtures/gpu-h200 not available")
+
+H200_QUERY_LINE = "0, NVIDIA H200, GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3, 580.159.04, 9.0, 143771, 00000000:00:06.0, Enabled, Disabled\n"
+
+
+def run_module(args, capsys):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exit_info:
+            gpu_facts.main()
+    return exit_info.value.code, json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    """A fake root with the H200's PCI device and kernel module, and nvidia-smi answering from fixtures."""
+    root = tmp_path / "root"
+    device = root / "sys/bus/pci/devices/0000:00:06.0"
+    device.mkdir(parents=True)
+    for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("device", "0x2335"), ("numa_node", "-1"), ("local_cpulist", "0-15")):
+        (device / name).write_text(value + "\n")
+    program = tmp_path / "nvidia-smi"
+    program.write_text("")
+    calls = []
+
+    def run_command(self, argv, **kwargs):
+        calls.append(argv)
+        if argv[1:2] == ["--query-gpu=" + ",".join(gpu_probe.QUERY_GPU_FIELDS)]:
+            return 0, H200_QUERY_LINE, ""
+        return 0, read_h200("nvidia-smi.txt"), ""
+
+    real_collect = gpu_probe.collect_gpu_facts
+    monkeypatch.setattr(gpu_facts, "collect_gpu_facts", lambda runner, root, nvml: real_collect(runner, root=str(tmp_path / "root"), nvml=nvml))
+    monkeypatch.setattr(gpu_facts, "import_nvml", lambda: None)
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: str(program))
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
+    return {"root": root, "calls": calls}
+
+
+@needs_h200
+def test_h200_facts(host, capsys):
+    (host["root"] / "proc/driver/nvidia").mkdir(parents=True)
+    (host["root"] / "proc/driver/nvidia/version").write_text(read_h200("proc-driver-nvidia-version.txt"))
+    rc, result = run_module({}, capsys)
+    facts = result["ansible_facts"]["aistack_gpu"]
+    assert rc == 0 and result["changed"] is False
+    assert facts["state"] == "ok"
+    assert facts["gpus"][0]["compute_capability"] == "9.0" and facts["gpus"][0]["numa_node"] == -1
+    assert facts["driver"]["version"] == "580.159.04" and facts["driver"]["kernel_module_flavour"] == "open"
+    assert facts["driver"]["cuda_version"] == "13.0" and facts["driver"]["mismatch"] is False
+    assert list(result["ansible_facts"]) == ["aistack_gpu"]
+
+
+@needs_h200
+def test_check_mode_gives_the_same_facts(host, capsys):
+    _rc, normal = run_module({}, capsys)
+    rc, checked = run_module({"_ansible_check_mode": True}, capsys)
+    assert rc == 0 and checked["changed"] is False
+    assert checked["ansible_facts"] == normal["ansible_facts"]
+
+
+@needs_h200
+def test_gpu_without_driver(host, capsys, monkeypatch):
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: (9, "", "NVIDIA-SMI has failed"))
+    rc, result = run_module({"use_nvml": False}, capsys)
+    facts = result["ansible_facts"]["aistack_gpu"]
+    assert rc == 0 and facts["state"] == "gpu_no_driver" and facts["source"] == "sysfs"
+
+
+def test_use_nvml_true_tries_nvml(monkeypatch, capsys):
+    seen = {}
+
+    def collect(runner, root, nvml):
+        seen["nvml"] = nvml
+        return {"state": "no_gpu"}
+    monkeypatch.setattr(gpu_facts, "collect_gpu_facts", collect)
+    monkeypatch.setattr(gpu_facts, "import_nvml", lambda: "pynvml-module")
+    run_module({}, capsys)
+    assert seen["nvml"] == "pynvml-module"
+    run_module({"use_nvml": False}, capsys)
+    assert seen["nvml"] is None
