@@ -32,14 +32,18 @@ except ImportError:
         del sys.modules[name]
 
 FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
-SHARED = os.path.join(os.path.dirname(REPO_ROOT), "shared")
+# Copies of the project's shared recorded data (../shared), kept in the repository so that a
+# clone alone runs every test; test_shared_copies.py proves they equal ../shared where it exists.
+SHARED = os.path.join(FIXTURES, "shared")
+SHARED_ORIGINAL = os.path.join(os.path.dirname(REPO_ROOT), "shared")
+SHARED_COPIES = ("fixtures/gpu-h200", "reference/cuda_compat_data.yml")
 
 SHARED_H200 = os.path.join(SHARED, "fixtures", "gpu-h200")
 PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
 
 
 def read_h200(name):
-    """An unedited output captured on the H200 test host (``../shared/fixtures/gpu-h200``)."""
+    """An unedited output captured on the H200 test host (copy of ``../shared/fixtures/gpu-h200``)."""
     with open(os.path.join(SHARED_H200, name)) as handle:
         return handle.read()
 

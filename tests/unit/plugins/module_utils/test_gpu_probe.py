@@ -11,10 +11,9 @@ from collections import namedtuple
 
 import pytest
 
-from conftest import SHARED_H200, read_h200, read_public
+from conftest import read_h200, read_public
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
 
-needs_h200 = pytest.mark.skipif(not os.path.isdir(SHARED_H200), reason="../shared/fixtures/gpu-h200 not available")
 
 # The H200 host's values (nvidia-smi-query-gpu.csv, nvidia-smi-q-head.txt: MIG Disabled) in the
 # field order the collector asks for.
@@ -98,7 +97,6 @@ def test_version_tuple_and_errors():
 # parsers on the H200 host's real outputs
 # ---------------------------------------------------------------------------
 
-@needs_h200
 def test_query_gpu_noheader_nounits_h200():
     fields = ["name", "driver_version", "compute_cap", "memory.total", "pci.bus_id"]
     rows = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu-noheader-nounits.csv"), fields)
@@ -106,7 +104,6 @@ def test_query_gpu_noheader_nounits_h200():
                      "memory.total": "143771", "pci.bus_id": "00000000:00:06.0"}]
 
 
-@needs_h200
 def test_query_gpu_with_header_h200():
     rows = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
     assert rows[0]["uuid"] == "GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3"
@@ -114,23 +111,19 @@ def test_query_gpu_with_header_h200():
     assert rows[0]["persistence_mode"] == "Enabled"
 
 
-@needs_h200
 def test_proc_driver_version_open_h200():
     assert gpu_probe.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt")) == {
         "version": "580.159.04", "flavour": "open"}
 
 
-@needs_h200
 def test_smi_banner_h200():
     assert gpu_probe.parse_smi_banner(read_h200("nvidia-smi.txt")) == {"driver_version": "580.159.04", "cuda_version": "13.0"}
 
 
-@needs_h200
 def test_nvcc_h200():
     assert gpu_probe.parse_nvcc_version(read_h200("nvcc-version.txt")) == {"release": "13.0", "version": "13.0.88"}
 
 
-@needs_h200
 def test_topo_h200_with_escape_codes():
     text = read_h200("nvidia-smi-topo-m.txt")
     assert "\x1b[4m" in text
@@ -234,7 +227,6 @@ def h200_runner(banner=True):
     return FakeRunner(answers)
 
 
-@needs_h200
 def test_collect_h200_through_nvidia_smi(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
     facts = gpu_probe.collect_gpu_facts(h200_runner(), root=str(tmp_path))
@@ -374,7 +366,6 @@ class FakeNvml(object):
         return (0, 0)
 
 
-@needs_h200
 def test_collect_through_nvml(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
     nvml = FakeNvml(fail_mig=False)
@@ -391,7 +382,6 @@ def test_nvml_unsupported_mig_is_none():
     assert error is None and gpus[0]["mig_mode"] is None
 
 
-@needs_h200
 def test_nvml_failure_falls_back_to_nvidia_smi(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
     facts = gpu_probe.collect_gpu_facts(h200_runner(), root=str(tmp_path), nvml=FakeNvml(fail_init="Driver Not Loaded"))
@@ -435,7 +425,6 @@ def test_resolve_cuda_home_in_torch_order(environ, nvcc, local, expected):
     assert gpu_probe.resolve_cuda_home(environ, lambda name: nvcc, lambda path: local) == expected
 
 
-@needs_h200
 def test_collect_nvcc(tmp_path):
     runner = FakeRunner({"nvcc": (0, read_h200("nvcc-version.txt"), "")})
     nvcc = gpu_probe.collect_nvcc(runner, "/usr/local/cuda", "nvcc on PATH")

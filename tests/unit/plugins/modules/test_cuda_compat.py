@@ -12,10 +12,9 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
-from conftest import SHARED_H200, read_h200
+from conftest import read_h200
 from ansible_collections.aistack.gpu_node.plugins.modules import cuda_compat
 
-needs_h200 = pytest.mark.skipif(not os.path.isdir(SHARED_H200), reason="../shared/fixtures/gpu-h200 not available")
 
 H200_FACTS = {
     "state": "ok", "source": "nvidia-smi", "gpu_count": 1,
@@ -67,7 +66,6 @@ def args(env, **extra):
     return result
 
 
-@needs_h200
 def test_h200_is_ok(env, capsys):
     rc, result = run_module(args(env, required_cuda="13.0"), capsys)
     assert rc == 0 and result["changed"] is False and result["verdict"] == "ok"
@@ -79,14 +77,12 @@ def test_h200_is_ok(env, capsys):
     assert report["python"] == {"interpreter": env["python"], "version": "3.12.3", "error": None}
 
 
-@needs_h200
 def test_check_mode_is_the_same_read_only_run(env, capsys):
     _rc, normal = run_module(args(env), capsys)
     rc, checked = run_module(args(env, _ansible_check_mode=True), capsys)
     assert rc == 0 and checked["changed"] is False and checked["report"] == normal["report"]
 
 
-@needs_h200
 def test_fail_on_error_lists_findings_and_fixes(env, capsys):
     env["answers"]["nvcc"] = (0, read_h200("nvcc-version.txt").replace("release 13.0, V13.0.88", "release 12.8, V12.8.93"), "")
     rc, result = run_module(args(env), capsys)
@@ -95,7 +91,6 @@ def test_fail_on_error_lists_findings_and_fixes(env, capsys):
     assert result["report"]["nvcc"]["release"] == "12.8"
 
 
-@needs_h200
 def test_fail_on_never_and_warning(env, capsys):
     env["answers"]["nvcc"] = (0, read_h200("nvcc-version.txt").replace("release 13.0, V13.0.88", "release 13.1, V13.1.80"), "")
     rc, result = run_module(args(env, fail_on="never"), capsys)
@@ -123,7 +118,6 @@ def test_missing_interpreter_fails_with_report(env, capsys):
     assert result["report"]["python"]["error"]
 
 
-@needs_h200
 def test_cuda_home_found_like_torch(env, capsys, monkeypatch):
     monkeypatch.setenv("CUDA_HOME", env["cuda_home"])
     monkeypatch.delenv("CUDA_PATH", raising=False)

@@ -6,17 +6,15 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
-import os
 
 import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
-from conftest import SHARED_H200, read_h200
+from conftest import read_h200
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_facts
 
-needs_h200 = pytest.mark.skipif(not os.path.isdir(SHARED_H200), reason="../shared/fixtures/gpu-h200 not available")
 
 H200_QUERY_LINE = "0, NVIDIA H200, GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3, 580.159.04, 9.0, 143771, 00000000:00:06.0, Enabled, Disabled\n"
 
@@ -54,7 +52,6 @@ def host(tmp_path, monkeypatch):
     return {"root": root, "calls": calls}
 
 
-@needs_h200
 def test_h200_facts(host, capsys):
     (host["root"] / "proc/driver/nvidia").mkdir(parents=True)
     (host["root"] / "proc/driver/nvidia/version").write_text(read_h200("proc-driver-nvidia-version.txt"))
@@ -68,7 +65,6 @@ def test_h200_facts(host, capsys):
     assert list(result["ansible_facts"]) == ["aistack_gpu"]
 
 
-@needs_h200
 def test_check_mode_gives_the_same_facts(host, capsys):
     _rc, normal = run_module({}, capsys)
     rc, checked = run_module({"_ansible_check_mode": True}, capsys)
@@ -76,7 +72,6 @@ def test_check_mode_gives_the_same_facts(host, capsys):
     assert checked["ansible_facts"] == normal["ansible_facts"]
 
 
-@needs_h200
 def test_gpu_without_driver(host, capsys, monkeypatch):
     monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: (9, "", "NVIDIA-SMI has failed"))
     rc, result = run_module({"use_nvml": False}, capsys)

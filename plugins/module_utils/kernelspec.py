@@ -1,0 +1,154 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure logic of a declarative Jupyter kernelspec: the kernel.json wanted from module options,
+where it lives, whether what is on disk already says the same, and the diff when it does not.
+Nothing here writes; the module does."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import pwd
+import re
+
+KERNEL_FILE = 'kernel.json'
+CONNECTION_FILE_PLACEHOLDER = '{connection_file}'
+DEFAULT_PREFIX = '/usr/local'
+
+# Jupyter accepts these characters in a kernel name and lower-cases the name when it installs
+# or looks one up, so an upper-case name would never match its own directory.
+_NAME_CHARACTERS = re.compile(r'^[A-Za-z0-9._-]+$')
+
+
+class KernelspecError(Exception):
+    """A problem with the options; the message names the option that decides it."""
+
+
+def validate_name(name):
+    """Raise KernelspecError unless ``name`` is a kernel name Jupyter finds as written."""
+    if not name or not _NAME_CHARACTERS.match(name):
+        raise KernelspecError(
+            'name %r is not a valid kernel name: use only letters, digits, ".", "_" and "-"' % (name,))
+    if name != name.lower():
+        raise KernelspecError(
+            'name %r has upper-case letters; Jupyter lower-cases kernel names, so use %r' % (name, name.lower()))
+
+
+def validate_argv(argv):
+    """Raise KernelspecError unless ``argv`` is non-empty and passes the connection file on."""
+    if not argv:
+        raise KernelspecError('argv must name the kernel command, for example [python, -m, ipykernel_launcher, -f, %s]'
+                              % CONNECTION_FILE_PLACEHOLDER)
+    # Jupyter substitutes the placeholder inside any argument, so "--file={connection_file}" counts.
+    if not any(CONNECTION_FILE_PLACEHOLDER in str(argument) for argument in argv):
+        raise KernelspecError('argv must contain %s, where Jupyter passes the connection file to the kernel'
+                              % CONNECTION_FILE_PLACEHOLDER)
+
+
+def normalize_env(env):
+    """Environment values as strings; numbers are accepted because YAML makes ``OMP_NUM_THREADS: 8`` an int."""
+    normalized = {}
+    for key, value in (env or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise KernelspecError('env %s must be a string, got %s' % (key, type(value).__name__))
+        normalized[str(key)] = str(value)
+    return normalized
+
+
+def build_kernel(argv, display_name, language='python', env=None, metadata=None,
+                 interrupt_mode=None, kernel_protocol_version=None):
+    """The kernel.json content, exactly the options given: empty or unset optional keys are left out."""
+    kernel = {
+        'argv': [str(argument) for argument in argv],
+        'display_name': display_name,
+        'language': language,
+    }
+    if env:
+        kernel['env'] = normalize_env(env)
+    if metadata:
+        kernel['metadata'] = metadata
+    if interrupt_mode:
+        kernel['interrupt_mode'] = interrupt_mode
+    if kernel_protocol_version:
+        kernel['kernel_protocol_version'] = kernel_protocol_version
+    return kernel
+
+
+def home_of(user, passwd=pwd):
+    """Home directory of ``user`` (name or uid), or of the effective user when ``user`` is None."""
+    try:
+        if user is None:
+            return passwd.getpwuid(os.geteuid()).pw_dir
+        return passwd.getpwnam(user).pw_dir
+    except KeyError:
+        raise KernelspecError('user %r does not exist on this node' % (user,))
+
+
+def kernel_directory(name, scope='system', prefix=None, user=None, path=None, passwd=pwd):
+    """Directory of the kernelspec: ``path`` when given, else the scope's standard Jupyter location."""
+    if path:
+        return os.path.normpath(path)
+    if scope == 'system':
+        return os.path.join(prefix or DEFAULT_PREFIX, 'share', 'jupyter', 'kernels', name)
+    if scope == 'user':
+        return os.path.join(home_of(user, passwd), '.local', 'share', 'jupyter', 'kernels', name)
+    raise KernelspecError('scope must be system or user, got %r' % (scope,))
+
+
+def parse_kernel(text):
+    """The parsed kernel.json, or None when ``text`` is missing or not a JSON object."""
+    if text is None:
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def same_kernel(existing_text, desired):
+    """Whether the file on disk already describes ``desired``; key order and whitespace do not matter."""
+    return parse_kernel(existing_text) == desired
+
+
+def render_kernel(kernel):
+    """kernel.json as this module writes it, in the layout Jupyter itself uses (indent 1)."""
+    return json.dumps(kernel, indent=1, sort_keys=True) + '\n'
+
+
+def render_diff(existing_text, desired, kernel_path):
+    """Ansible diff of kernel.json; ``desired`` None means removal. Parsed files are re-rendered so
+    that only content shows as changed, not the other writer's layout."""
+    existing = parse_kernel(existing_text)
+    if existing is not None:
+        before = render_kernel(existing)
+    else:
+        before = existing_text or ''
+    return {
+        'before': before,
+        'after': render_kernel(desired) if desired is not None else '',
+        'before_header': kernel_path,
+        'after_header': kernel_path,
+    }
+
+
+def validate_resource_name(file_name):
+    """Raise KernelspecError unless ``file_name`` is a plain file name that is not kernel.json."""
+    if not file_name or file_name in ('.', '..') or '/' in file_name or '\0' in file_name:
+        raise KernelspecError('resources key %r must be a plain file name such as logo-64x64.png' % (file_name,))
+    if file_name == KERNEL_FILE:
+        raise KernelspecError('resources must not name %s; it is built from the other options' % KERNEL_FILE)
+
+
+def sha256_of(path, chunk_size=1024 * 1024):
+    """Hex sha256 of the file at ``path``, or None when there is no such file."""
+    if not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, 'rb') as handle:
+        for chunk in iter(lambda: handle.read(chunk_size), b''):
+            digest.update(chunk)
+    return digest.hexdigest()

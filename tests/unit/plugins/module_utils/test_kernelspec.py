@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import collections
+import json
+import os
+
+import pytest
+
+from conftest import FIXTURES
+from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec
+from ansible_collections.aistack.gpu_node.plugins.module_utils.kernelspec import KernelspecError
+
+ARGV = ['/opt/conda/envs/torch/bin/python', '-m', 'ipykernel_launcher', '-f', '{connection_file}']
+IPYKERNEL_7 = os.path.join(FIXTURES, 'jupyter', 'ipykernel-7-kernel.json')
+
+PasswdEntry = collections.namedtuple('PasswdEntry', 'pw_name pw_uid pw_gid pw_dir')
+
+
+class FakePasswd(object):
+    def __init__(self, *entries):
+        self.entries = entries
+
+    def getpwnam(self, name):
+        for entry in self.entries:
+            if entry.pw_name == name:
+                return entry
+        raise KeyError(name)
+
+    def getpwuid(self, uid):
+        for entry in self.entries:
+            if entry.pw_uid == uid:
+                return entry
+        raise KeyError(uid)
+
+
+@pytest.mark.parametrize('name', ['python3', 'torch-2.5_cuda12', 'a.b'])
+def test_accepts_jupyter_kernel_names(name):
+    kernelspec.validate_name(name)
+
+
+def test_refuses_upper_case_name_and_suggests_lower_case():
+    with pytest.raises(KernelspecError, match=r"^name 'Torch' has upper-case letters.*'torch'"):
+        kernelspec.validate_name('Torch')
+
+
+@pytest.mark.parametrize('name', ['', 'my kernel', 'a/b', 'ümlaut'])
+def test_refuses_other_characters(name):
+    with pytest.raises(KernelspecError, match=r'^name .* is not a valid kernel name'):
+        kernelspec.validate_name(name)
+
+
+def test_argv_must_pass_the_connection_file():
+    with pytest.raises(KernelspecError, match=r'^argv must contain \{connection_file\}'):
+        kernelspec.validate_argv(['python', '-m', 'ipykernel_launcher'])
+    kernelspec.validate_argv(['kernel', '--connection-file={connection_file}'])
+
+
+def test_builds_only_the_keys_given():
+    assert kernelspec.build_kernel(ARGV, 'Python (torch)') == {
+        'argv': ARGV, 'display_name': 'Python (torch)', 'language': 'python'}
+    kernel = kernelspec.build_kernel(ARGV, 'T', 'python', env={'OMP_NUM_THREADS': 8, 'CUDA_HOME': '/usr/local/cuda'},
+                                     metadata={'debugger': True}, interrupt_mode='message',
+                                     kernel_protocol_version='5.5')
+    assert kernel['env'] == {'OMP_NUM_THREADS': '8', 'CUDA_HOME': '/usr/local/cuda'}
+    assert kernel['metadata'] == {'debugger': True}
+    assert kernel['interrupt_mode'] == 'message' and kernel['kernel_protocol_version'] == '5.5'
+
+
+def test_refuses_env_values_that_are_not_scalars():
+    with pytest.raises(KernelspecError, match='^env DEBUG must be a string, got bool'):
+        kernelspec.build_kernel(ARGV, 'T', env={'DEBUG': True})
+
+
+def test_system_directory_under_prefix(tmp_path):
+    assert kernelspec.kernel_directory('torch') == '/usr/local/share/jupyter/kernels/torch'
+    assert kernelspec.kernel_directory('torch', 'system', str(tmp_path)) == str(tmp_path / 'share/jupyter/kernels/torch')
+
+
+def test_user_directory_from_the_password_database():
+    passwd = FakePasswd(PasswdEntry('alice', 1001, 1001, '/home/alice'), PasswdEntry('root', os.geteuid(), 0, '/root'))
+    assert kernelspec.kernel_directory('torch', 'user', user='alice', passwd=passwd) == \
+        '/home/alice/.local/share/jupyter/kernels/torch'
+    assert kernelspec.kernel_directory('torch', 'user', passwd=passwd) == '/root/.local/share/jupyter/kernels/torch'
+    with pytest.raises(KernelspecError, match="^user 'bob' does not exist"):
+        kernelspec.kernel_directory('torch', 'user', user='bob', passwd=passwd)
+
+
+def test_explicit_path_wins_over_scope(tmp_path):
+    assert kernelspec.kernel_directory('torch', 'user', user='nobody-here', path=str(tmp_path) + '/k/') == str(tmp_path / 'k')
+
+
+def test_compares_parsed_json_not_text():
+    desired = {'argv': ARGV, 'display_name': 'T', 'language': 'python'}
+    reordered = json.dumps({'language': 'python', 'display_name': 'T', 'argv': ARGV})
+    assert kernelspec.same_kernel(reordered, desired)
+    assert not kernelspec.same_kernel(json.dumps(dict(desired, language='R')), desired)
+    assert not kernelspec.same_kernel('{not json', desired)
+    assert not kernelspec.same_kernel(None, desired)
+
+
+def test_ipykernel_7_file_equals_the_same_options():
+    with open(IPYKERNEL_7) as handle:
+        text = handle.read()
+    recorded = json.loads(text)
+    desired = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
+                                      metadata={'debugger': True, 'supported_encryption': ['curve']},
+                                      kernel_protocol_version='5.5')
+    assert kernelspec.same_kernel(text, desired)
+    # Without kernel_protocol_version the options describe a different file: desired is exactly the options.
+    without_version = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
+                                              metadata={'debugger': True, 'supported_encryption': ['curve']})
+    assert not kernelspec.same_kernel(text, without_version)
+
+
+def test_diff_is_sorted_json_with_indent_1():
+    diff = kernelspec.render_diff('{"language": "python", "argv": ["k"]}', {'argv': ['k'], 'language': 'R'}, '/k/kernel.json')
+    assert diff['before'] == '{\n "argv": [\n  "k"\n ],\n "language": "python"\n}\n'
+    assert diff['after'] == '{\n "argv": [\n  "k"\n ],\n "language": "R"\n}\n'
+    assert diff['before_header'] == diff['after_header'] == '/k/kernel.json'
+
+
+def test_diff_of_creation_removal_and_unparsable_file():
+    assert kernelspec.render_diff(None, {'a': 1}, 'k')['before'] == ''
+    assert kernelspec.render_diff('{"a": 1}', None, 'k')['after'] == ''
+    assert kernelspec.render_diff('{broken', {'a': 1}, 'k')['before'] == '{broken'
+
+
+@pytest.mark.parametrize('file_name', ['', '..', 'sub/logo.png', 'kernel.json'])
+def test_refuses_resource_names_that_are_not_plain_files(file_name):
+    with pytest.raises(KernelspecError, match='^resources'):
+        kernelspec.validate_resource_name(file_name)
+
+
+def test_sha256_of_file_and_missing_file(tmp_path):
+    (tmp_path / 'logo.png').write_bytes(b'abc')
+    assert kernelspec.sha256_of(str(tmp_path / 'logo.png')) == \
+        'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
+    assert kernelspec.sha256_of(str(tmp_path / 'missing.png')) is None
