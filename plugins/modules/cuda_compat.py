@@ -55,13 +55,9 @@ options:
     description:
       - The C(aistack_gpu) fact from M(aistack.gpu_node.gpu_facts); when omitted the module reads the GPUs itself.
     type: dict
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
 attributes:
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
   platform:
     support: full
     platforms: posix

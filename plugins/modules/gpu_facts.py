@@ -28,13 +28,9 @@ options:
       - When V(false), or when NVML fails, C(nvidia-smi) is used.
     type: bool
     default: true
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
 attributes:
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
   platform:
     support: full
     platforms: posix

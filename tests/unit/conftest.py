@@ -5,9 +5,12 @@ A checkout is not laid out as ``ansible_collections/aistack/gpu_node``, so a pri
 one symlink to the repository root is placed first on ``sys.path``.
 """
 
+import json
 import os
 import sys
 import tempfile
+
+import pytest
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -53,3 +56,13 @@ def read_public(name):
     with open(os.path.join(PUBLIC_FIXTURES, name)) as handle:
         lines = handle.read().splitlines(True)
     return "".join(lines[1:] if lines and lines[0].startswith("# source:") else lines)
+
+
+def run_module(module, args, capsys):
+    """Run ``module.main()`` with ``args``; return its exit code and the JSON it printed."""
+    from ansible.module_utils.testing import patch_module_args
+
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exited:
+            module.main()
+    return exited.value.code, json.loads(capsys.readouterr().out)

@@ -10,9 +10,8 @@ import os
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
-from conftest import read_h200
+from conftest import read_h200, run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import cuda_compat
 
 
@@ -53,13 +52,6 @@ def env(tmp_path, monkeypatch):
     return {"python": str(python), "cuda_home": str(tmp_path / "cuda"), "answers": answers, "tmp": tmp_path}
 
 
-def run_module(args, capsys):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exit_info:
-            cuda_compat.main()
-    return exit_info.value.code, json.loads(capsys.readouterr().out)
-
-
 def args(env, **extra):
     result = {"python": env["python"], "cuda_home": env["cuda_home"], "gpu_facts": H200_FACTS}
     result.update(extra)
@@ -67,7 +59,7 @@ def args(env, **extra):
 
 
 def test_h200_is_ok(env, capsys):
-    rc, result = run_module(args(env, required_cuda="13.0"), capsys)
+    rc, result = run_module(cuda_compat, args(env, required_cuda="13.0"), capsys)
     assert rc == 0 and result["changed"] is False and result["verdict"] == "ok"
     report = result["report"]
     assert report["findings"] == []
@@ -78,14 +70,14 @@ def test_h200_is_ok(env, capsys):
 
 
 def test_check_mode_is_the_same_read_only_run(env, capsys):
-    _rc, normal = run_module(args(env), capsys)
-    rc, checked = run_module(args(env, _ansible_check_mode=True), capsys)
+    _rc, normal = run_module(cuda_compat, args(env), capsys)
+    rc, checked = run_module(cuda_compat, args(env, _ansible_check_mode=True), capsys)
     assert rc == 0 and checked["changed"] is False and checked["report"] == normal["report"]
 
 
 def test_fail_on_error_lists_findings_and_fixes(env, capsys):
     env["answers"]["nvcc"] = (0, read_h200("nvcc-version.txt").replace("release 13.0, V13.0.88", "release 12.8, V12.8.93"), "")
-    rc, result = run_module(args(env), capsys)
+    rc, result = run_module(cuda_compat, args(env), capsys)
     assert rc == 1 and result["failed"] is True and result["verdict"] == "error"
     assert "nvcc.torch_major_mismatch" in result["msg"] and "Fix:" in result["msg"]
     assert result["report"]["nvcc"]["release"] == "12.8"
@@ -93,11 +85,11 @@ def test_fail_on_error_lists_findings_and_fixes(env, capsys):
 
 def test_fail_on_never_and_warning(env, capsys):
     env["answers"]["nvcc"] = (0, read_h200("nvcc-version.txt").replace("release 13.0, V13.0.88", "release 13.1, V13.1.80"), "")
-    rc, result = run_module(args(env, fail_on="never"), capsys)
+    rc, result = run_module(cuda_compat, args(env, fail_on="never"), capsys)
     assert rc == 0 and result["verdict"] == "error"
-    rc, result = run_module(args(env, apex=False), capsys)
+    rc, result = run_module(cuda_compat, args(env, apex=False), capsys)
     assert rc == 0 and result["verdict"] == "warning"
-    rc, result = run_module(args(env, apex=False, fail_on="warning"), capsys)
+    rc, result = run_module(cuda_compat, args(env, apex=False, fail_on="warning"), capsys)
     assert rc == 1 and "nvcc.torch_minor_mismatch" in result["msg"] and "apex.cuda_mismatch" not in result["msg"]
 
 
@@ -106,14 +98,14 @@ def test_no_torch_and_no_gpu_report_cleanly(env, capsys, monkeypatch):
                                               "apex": {"present": False, "extensions": {}}}) + "\n", "")
     monkeypatch.setattr(cuda_compat, "collect_gpu_facts", lambda runner, root, nvml: {"state": "no_gpu", "gpus": [], "driver": {}})
     monkeypatch.setattr(cuda_compat, "import_nvml", lambda: None)
-    rc, result = run_module({"python": env["python"], "cuda_home": env["cuda_home"]}, capsys)
+    rc, result = run_module(cuda_compat, {"python": env["python"], "cuda_home": env["cuda_home"]}, capsys)
     assert rc == 0 and result["verdict"] == "ok"
     assert sorted(item["id"] for item in result["report"]["findings"]) == ["gpu.none", "torch.missing"]
     assert result["report"]["gpu_state"] == "no_gpu" and result["report"]["torch_cuda_arch_list"] == ""
 
 
 def test_missing_interpreter_fails_with_report(env, capsys):
-    rc, result = run_module(args(env, python=str(env["tmp"] / "nope/bin/python")), capsys)
+    rc, result = run_module(cuda_compat, args(env, python=str(env["tmp"] / "nope/bin/python")), capsys)
     assert rc == 1 and "python.error" in result["msg"]
     assert result["report"]["python"]["error"]
 
@@ -121,6 +113,6 @@ def test_missing_interpreter_fails_with_report(env, capsys):
 def test_cuda_home_found_like_torch(env, capsys, monkeypatch):
     monkeypatch.setenv("CUDA_HOME", env["cuda_home"])
     monkeypatch.delenv("CUDA_PATH", raising=False)
-    rc, result = run_module({"python": env["python"], "gpu_facts": H200_FACTS}, capsys)
+    rc, result = run_module(cuda_compat, {"python": env["python"], "gpu_facts": H200_FACTS}, capsys)
     assert rc == 0 and result["report"]["nvcc"]["found_by"] == "CUDA_HOME"
     assert result["report"]["nvcc"]["path"] == os.path.join(env["cuda_home"], "bin", "nvcc")

@@ -5,25 +5,16 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import json
 
 import pytest
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
-from conftest import read_h200
+from conftest import read_h200, run_module
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_facts
 
 
 H200_QUERY_LINE = "0, NVIDIA H200, GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3, 580.159.04, 9.0, 143771, 00000000:00:06.0, Enabled, Disabled\n"
-
-
-def run_module(args, capsys):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exit_info:
-            gpu_facts.main()
-    return exit_info.value.code, json.loads(capsys.readouterr().out)
 
 
 @pytest.fixture
@@ -55,7 +46,7 @@ def host(tmp_path, monkeypatch):
 def test_h200_facts(host, capsys):
     (host["root"] / "proc/driver/nvidia").mkdir(parents=True)
     (host["root"] / "proc/driver/nvidia/version").write_text(read_h200("proc-driver-nvidia-version.txt"))
-    rc, result = run_module({}, capsys)
+    rc, result = run_module(gpu_facts, {}, capsys)
     facts = result["ansible_facts"]["aistack_gpu"]
     assert rc == 0 and result["changed"] is False
     assert facts["state"] == "ok"
@@ -66,15 +57,15 @@ def test_h200_facts(host, capsys):
 
 
 def test_check_mode_gives_the_same_facts(host, capsys):
-    _rc, normal = run_module({}, capsys)
-    rc, checked = run_module({"_ansible_check_mode": True}, capsys)
+    _rc, normal = run_module(gpu_facts, {}, capsys)
+    rc, checked = run_module(gpu_facts, {"_ansible_check_mode": True}, capsys)
     assert rc == 0 and checked["changed"] is False
     assert checked["ansible_facts"] == normal["ansible_facts"]
 
 
 def test_gpu_without_driver(host, capsys, monkeypatch):
     monkeypatch.setattr(basic.AnsibleModule, "run_command", lambda self, argv, **kwargs: (9, "", "NVIDIA-SMI has failed"))
-    rc, result = run_module({"use_nvml": False}, capsys)
+    rc, result = run_module(gpu_facts, {"use_nvml": False}, capsys)
     facts = result["ansible_facts"]["aistack_gpu"]
     assert rc == 0 and facts["state"] == "gpu_no_driver" and facts["source"] == "sysfs"
 
@@ -87,7 +78,7 @@ def test_use_nvml_true_tries_nvml(monkeypatch, capsys):
         return {"state": "no_gpu"}
     monkeypatch.setattr(gpu_facts, "collect_gpu_facts", collect)
     monkeypatch.setattr(gpu_facts, "import_nvml", lambda: "pynvml-module")
-    run_module({}, capsys)
+    run_module(gpu_facts, {}, capsys)
     assert seen["nvml"] == "pynvml-module"
-    run_module({"use_nvml": False}, capsys)
+    run_module(gpu_facts, {"use_nvml": False}, capsys)
     assert seen["nvml"] is None

@@ -12,21 +12,13 @@ import shutil
 import stat
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
 
-from conftest import FIXTURES
+from conftest import FIXTURES, run_module
 from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec
 from ansible_collections.aistack.gpu_node.plugins.modules import jupyter_kernelspec
 
 ARGV = ['/opt/conda/envs/torch/bin/python', '-m', 'ipykernel_launcher', '-f', '{connection_file}']
 IPYKERNEL_7 = os.path.join(FIXTURES, 'jupyter', 'ipykernel-7-kernel.json')
-
-
-def run(capsys, args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exited:
-            jupyter_kernelspec.main()
-    return exited.value.code, json.loads(capsys.readouterr().out)
 
 
 @pytest.fixture
@@ -41,7 +33,7 @@ def read_kernel(directory):
 
 
 def test_creates_the_kernel_then_reports_no_change(capsys, tmp_path, kernel_args):
-    code, result = run(capsys, kernel_args)
+    code, result = run_module(jupyter_kernelspec, kernel_args, capsys)
     assert code == 0 and result['changed'] is True
     assert result['path'] == str(tmp_path / 'torch')
     expected = {'argv': ARGV, 'display_name': 'Python (torch)', 'language': 'python',
@@ -52,7 +44,7 @@ def test_creates_the_kernel_then_reports_no_change(capsys, tmp_path, kernel_args
     assert os.listdir(str(tmp_path / 'torch')) == ['kernel.json']  # no temporary file left behind
 
     written_at = os.stat(str(tmp_path / 'torch' / 'kernel.json')).st_ino
-    code, result = run(capsys, kernel_args)
+    code, result = run_module(jupyter_kernelspec, kernel_args, capsys)
     assert code == 0 and result['changed'] is False
     assert result['diff']['before'] == result['diff']['after']
     assert os.stat(str(tmp_path / 'torch' / 'kernel.json')).st_ino == written_at
@@ -60,15 +52,15 @@ def test_creates_the_kernel_then_reports_no_change(capsys, tmp_path, kernel_args
 
 def test_system_scope_under_prefix(capsys, tmp_path, kernel_args):
     del kernel_args['path']
-    code, result = run(capsys, dict(kernel_args, prefix=str(tmp_path)))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, prefix=str(tmp_path)), capsys)
     assert code == 0 and result['changed'] is True
     assert result['path'] == str(tmp_path / 'share' / 'jupyter' / 'kernels' / 'torch')
     assert read_kernel(result['path'])['display_name'] == 'Python (torch)'
 
 
 def test_env_change_is_changed_with_diff(capsys, tmp_path, kernel_args):
-    run(capsys, kernel_args)
-    code, result = run(capsys, dict(kernel_args, env={'CUDA_HOME': '/usr/local/cuda-12.8'}, _ansible_diff=True))
+    run_module(jupyter_kernelspec, kernel_args, capsys)
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, env={'CUDA_HOME': '/usr/local/cuda-12.8'}, _ansible_diff=True), capsys)
     assert code == 0 and result['changed'] is True
     assert '"CUDA_HOME": "/usr/local/cuda"' in result['diff']['before']
     assert '"OMP_NUM_THREADS": "8"' in result['diff']['before']
@@ -78,53 +70,53 @@ def test_env_change_is_changed_with_diff(capsys, tmp_path, kernel_args):
 
 
 def test_check_mode_reports_and_writes_nothing(capsys, tmp_path, kernel_args):
-    code, result = run(capsys, dict(kernel_args, _ansible_check_mode=True))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True
     assert not (tmp_path / 'torch').exists()
     assert json.loads(result['diff']['after']) == result['kernel']
 
-    run(capsys, kernel_args)
+    run_module(jupyter_kernelspec, kernel_args, capsys)
     before = (tmp_path / 'torch' / 'kernel.json').read_text()
-    code, result = run(capsys, dict(kernel_args, display_name='Other', _ansible_check_mode=True))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, display_name='Other', _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True
     assert (tmp_path / 'torch' / 'kernel.json').read_text() == before
 
-    code, result = run(capsys, dict(kernel_args, state='absent', _ansible_check_mode=True))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, state='absent', _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True and (tmp_path / 'torch' / 'kernel.json').exists()
 
 
 def test_absent_removes_the_directory_then_reports_no_change(capsys, tmp_path, kernel_args):
-    run(capsys, kernel_args)
-    code, result = run(capsys, {'name': 'torch', 'path': kernel_args['path'], 'state': 'absent'})
+    run_module(jupyter_kernelspec, kernel_args, capsys)
+    code, result = run_module(jupyter_kernelspec, {'name': 'torch', 'path': kernel_args['path'], 'state': 'absent'}, capsys)
     assert code == 0 and result['changed'] is True and result['kernel'] == {}
     assert result['diff']['after'] == '' and '"display_name": "Python (torch)"' in result['diff']['before']
     assert not (tmp_path / 'torch').exists()
 
-    code, result = run(capsys, {'name': 'torch', 'path': kernel_args['path'], 'state': 'absent'})
+    code, result = run_module(jupyter_kernelspec, {'name': 'torch', 'path': kernel_args['path'], 'state': 'absent'}, capsys)
     assert code == 0 and result['changed'] is False
 
 
 def test_absent_refuses_a_directory_that_is_not_a_kernelspec(capsys, tmp_path):
     (tmp_path / 'data').mkdir()
     (tmp_path / 'data' / 'notes.txt').write_text('keep')
-    code, result = run(capsys, {'name': 'data', 'path': str(tmp_path / 'data'), 'state': 'absent'})
+    code, result = run_module(jupyter_kernelspec, {'name': 'data', 'path': str(tmp_path / 'data'), 'state': 'absent'}, capsys)
     assert code == 1 and 'has no kernel.json; refusing to remove it' in result['msg']
     assert (tmp_path / 'data' / 'notes.txt').exists()
 
 
 def test_refuses_upper_case_name(capsys, kernel_args):
-    code, result = run(capsys, dict(kernel_args, name='Torch'))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, name='Torch'), capsys)
     assert code == 1 and result['msg'].startswith("name 'Torch' has upper-case letters")
 
 
 def test_refuses_argv_without_connection_file(capsys, tmp_path, kernel_args):
-    code, result = run(capsys, dict(kernel_args, argv=['python', '-m', 'ipykernel_launcher']))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, argv=['python', '-m', 'ipykernel_launcher']), capsys)
     assert code == 1 and result['msg'].startswith('argv must contain {connection_file}')
     assert not (tmp_path / 'torch').exists()
 
 
 def test_present_needs_argv_and_display_name(capsys, tmp_path):
-    code, result = run(capsys, {'name': 'torch', 'path': str(tmp_path / 'torch')})
+    code, result = run_module(jupyter_kernelspec, {'name': 'torch', 'path': str(tmp_path / 'torch')}, capsys)
     assert code == 1 and 'argv' in result['msg'] and 'display_name' in result['msg']
 
 
@@ -132,7 +124,7 @@ def test_resources_copied_and_recopied_only_when_sha256_differs(capsys, tmp_path
     logo = tmp_path / 'logo-source.png'
     logo.write_bytes(b'\x89PNG first')
     args = dict(kernel_args, resources={'logo-64x64.png': str(logo)})
-    code, result = run(capsys, args)
+    code, result = run_module(jupyter_kernelspec, args, capsys)
     copied = tmp_path / 'torch' / 'logo-64x64.png'
     assert code == 0 and result['changed'] is True and copied.read_bytes() == b'\x89PNG first'
     assert stat.S_IMODE(os.stat(str(copied)).st_mode) == 0o644
@@ -140,32 +132,32 @@ def test_resources_copied_and_recopied_only_when_sha256_differs(capsys, tmp_path
     # Same content with a newer source mtime: compared by sha256, so nothing is copied.
     os.utime(str(logo), None)
     copied_inode = os.stat(str(copied)).st_ino
-    code, result = run(capsys, args)
+    code, result = run_module(jupyter_kernelspec, args, capsys)
     assert code == 0 and result['changed'] is False and os.stat(str(copied)).st_ino == copied_inode
 
     logo.write_bytes(b'\x89PNG second')
-    code, result = run(capsys, dict(args, _ansible_check_mode=True))
+    code, result = run_module(jupyter_kernelspec, dict(args, _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True and copied.read_bytes() == b'\x89PNG first'
-    code, result = run(capsys, args)
+    code, result = run_module(jupyter_kernelspec, args, capsys)
     assert code == 0 and result['changed'] is True and copied.read_bytes() == b'\x89PNG second'
 
 
 def test_resources_with_missing_source_fail_before_writing(capsys, tmp_path, kernel_args):
-    code, result = run(capsys, dict(kernel_args, resources={'logo-64x64.png': str(tmp_path / 'missing.png')}))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, resources={'logo-64x64.png': str(tmp_path / 'missing.png')}), capsys)
     assert code == 1 and result['msg'].startswith('resources logo-64x64.png: source')
     assert not (tmp_path / 'torch').exists()
 
 
 def test_resources_with_relative_source_fail_before_writing(capsys, tmp_path, kernel_args):
-    code, result = run(capsys, dict(kernel_args, resources={'logo-64x64.png': 'logo.png'}))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, resources={'logo-64x64.png': 'logo.png'}), capsys)
     assert code == 1
     assert result['msg'] == 'resources logo-64x64.png: source logo.png must be an absolute path on the node'
     assert not (tmp_path / 'torch').exists()
 
 
 def test_mode_change_alone_is_changed(capsys, tmp_path, kernel_args):
-    run(capsys, kernel_args)
-    code, result = run(capsys, dict(kernel_args, mode='0600'))
+    run_module(jupyter_kernelspec, kernel_args, capsys)
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, mode='0600'), capsys)
     assert code == 0 and result['changed'] is True
     assert stat.S_IMODE(os.stat(str(tmp_path / 'torch' / 'kernel.json')).st_mode) == 0o600
 
@@ -183,12 +175,12 @@ def test_user_scope_path_from_patched_pwd(capsys, tmp_path, monkeypatch, kernel_
 
     monkeypatch.setattr(kernelspec, 'pwd', FakePasswd)
     del kernel_args['path']
-    code, result = run(capsys, dict(kernel_args, scope='user', user='alice'))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, scope='user', user='alice'), capsys)
     assert code == 0 and result['changed'] is True
     assert result['path'] == str(tmp_path / 'home' / 'alice' / '.local' / 'share' / 'jupyter' / 'kernels' / 'torch')
     assert read_kernel(result['path'])['argv'] == ARGV
 
-    code, result = run(capsys, dict(kernel_args, scope='user', user='bob'))
+    code, result = run_module(jupyter_kernelspec, dict(kernel_args, scope='user', user='bob'), capsys)
     assert code == 1 and result['msg'] == "user 'bob' does not exist on this node"
 
 
@@ -203,14 +195,14 @@ def test_adopts_an_ipykernel_7_file_without_rewriting_it(capsys, tmp_path):
             'display_name': 'Python 3 (ipykernel)', 'language': 'python',
             'metadata': {'debugger': True, 'supported_encryption': ['curve']},
             'kernel_protocol_version': '5.5', '_ansible_diff': True}
-    code, result = run(capsys, args)
+    code, result = run_module(jupyter_kernelspec, args, capsys)
     assert code == 0 and result['changed'] is False
     assert result['kernel'] == recorded
     assert (directory / 'kernel.json').read_text() == recorded_text  # ipykernel's own layout kept
 
     # Desired is exactly the options: leaving kernel_protocol_version out drops it on the next write.
     del args['kernel_protocol_version']
-    code, result = run(capsys, args)
+    code, result = run_module(jupyter_kernelspec, args, capsys)
     assert code == 0 and result['changed'] is True
     assert 'kernel_protocol_version' in result['diff']['before'] and 'kernel_protocol_version' not in result['diff']['after']
     assert 'kernel_protocol_version' not in read_kernel(directory)

@@ -1,0 +1,20 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+
+    # Modules that only read the node: check mode is the same run, and there is nothing to diff.
+    READ_ONLY = r'''
+attributes:
+  check_mode:
+    support: full
+    description: Read-only; runs the same way in check mode.
+  diff_mode:
+    support: none
+    description: Returns no diff.
+'''
