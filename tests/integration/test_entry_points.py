@@ -33,14 +33,23 @@ def test_built_tarball_installs_and_its_roles_run_from_there(tmp_path):
     assert "plugins/modules/gpu_facts.py" in names
     assert not [n for n in names if n.startswith((".venv", ".cache", ".git/"))]
 
+    # Outside the checkout: an empty ansible.cfg, only a fresh collections path.
     collections = tmp_path / "collections"
-    run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(collections), tarball])
+    config = tmp_path / "ansible.cfg"
+    config.write_text("[defaults]\n")
+    env = {"ANSIBLE_CONFIG": str(config), "ANSIBLE_COLLECTIONS_PATH": str(collections),
+           "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false"}
+    run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(collections), tarball], env=env, cwd=str(tmp_path))
+    assert (collections / "ansible_collections" / "aistack" / "gpu_node" / "MANIFEST.json").exists()
+
     playbook = tmp_path / "play.yml"
     playbook.write_text(textwrap.dedent("""\
         - name: Run a role of the installed collection
           hosts: localhost
           connection: local
           gather_facts: false
+          vars:
+            ansible_python_interpreter: "{{ ansible_playbook_python }}"
           roles:
             - role: aistack.gpu_node.preflight
           post_tasks:
@@ -48,9 +57,6 @@ def test_built_tarball_installs_and_its_roles_run_from_there(tmp_path):
               ansible.builtin.debug:
                 msg: "installed at {{ lookup('ansible.builtin.pipe', 'ansible-galaxy collection list aistack.gpu_node') }}"
         """))
-    # Outside the checkout: no ansible.cfg of ours, only the fresh collections path.
-    env = {"ANSIBLE_CONFIG": os.devnull, "ANSIBLE_COLLECTIONS_PATH": str(collections),
-           "ANSIBLE_COLLECTIONS_SCAN_SYS_PATH": "false", "ANSIBLE_PYTHON_INTERPRETER": "auto_silent"}
     proc = run(["ansible-playbook", "-i", "localhost,", "--check", str(playbook)], env=env, cwd=str(tmp_path))
     assert recap(proc.stdout)["localhost"]["failed"] == 0
     assert str(collections / "ansible_collections") in proc.stdout
