@@ -200,6 +200,8 @@ def test_small_parsers():
     assert gpu_probe.parse_nvcc_version("no nvcc here") is None
     assert gpu_probe.parse_cpulist("0-2,8, N/A") == [0, 1, 2, 8]
     assert gpu_probe.parse_cpulist(None) == []
+    # the H200 host's only NUMA node, as recorded from /sys/devices/system/node/node0/cpulist
+    assert gpu_probe.parse_cpulist(read_h200("sysfs-node.txt").split()[-1]) == list(range(16))
     assert gpu_probe.normalize_pci_bus_id("00000000:3B:00.0") == "0000:3b:00.0"
     assert gpu_probe.normalize_pci_bus_id(None) is None
     assert gpu_probe.format_cudnn_version(91900) == "9.19.0"

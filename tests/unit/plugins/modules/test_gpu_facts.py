@@ -21,9 +21,13 @@ H200_QUERY_LINE = "0, NVIDIA H200, GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3, 580
 def host(tmp_path, monkeypatch):
     """A fake root with the H200's PCI device and kernel module, and nvidia-smi answering from fixtures."""
     root = tmp_path / "root"
-    device = root / "sys/bus/pci/devices/0000:00:06.0"
+    # The H200's PCI device as recorded (sysfs-gpu-numa.txt: path, class, numa=, local_cpulist=);
+    # the capture lists NVIDIA devices only, so the vendor is 0x10de. The device id is not recorded.
+    path, device_class, numa, cpulist = read_h200("sysfs-gpu-numa.txt").split()
+    device = root / path.lstrip("/")
     device.mkdir(parents=True)
-    for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("device", "0x2335"), ("numa_node", "-1"), ("local_cpulist", "0-15")):
+    for name, value in (("vendor", "0x10de"), ("class", device_class), ("device", "0x2335"),
+                        ("numa_node", numa.split("=", 1)[1]), ("local_cpulist", cpulist.split("=", 1)[1])):
         (device / name).write_text(value + "\n")
     program = tmp_path / "nvidia-smi"
     program.write_text("")
@@ -54,6 +58,8 @@ def test_h200_facts(host, capsys):
     assert facts["driver"]["version"] == "580.159.04" and facts["driver"]["kernel_module_flavour"] == "open"
     assert facts["driver"]["cuda_version"] == "13.0" and facts["driver"]["mismatch"] is False
     assert list(result["ansible_facts"]) == ["aistack_gpu"]
+    (pci,) = facts["pci_devices"]
+    assert (pci["pci_bus_id"], pci["class"], pci["numa_node"], pci["local_cpulist"]) == ("0000:00:06.0", "0x030200", -1, "0-15")
 
 
 def test_check_mode_gives_the_same_facts(host, capsys):
