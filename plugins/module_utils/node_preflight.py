@@ -9,11 +9,9 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+
 MIB = 1024 * 1024
-
-
-def _version_tuple(text):
-    return tuple(int(part) for part in str(text).split('.') if part.isdigit())
 
 
 def nearest_existing(path, exists=os.path.exists):
@@ -70,7 +68,7 @@ def build_report(facts, gpu, space, supported_platforms, min_python, paths, requ
                           for name, versions in sorted((supported_platforms or {}).items()))))
 
     python_version = str(facts.get('python_version', ''))
-    python_ok = _version_tuple(python_version)[:2] >= _version_tuple(min_python)[:2]
+    python_ok = version_tuple(python_version)[:2] >= version_tuple(min_python)[:2]
     if not python_ok:
         problems.append('Python %s on the node is older than %s (preflight_min_python)' % (python_version, min_python))
 
