@@ -65,8 +65,8 @@ sanity: $(SETUP_DONE)
 	@echo "==> ansible-test sanity in an assembled $(SANITY_TREE)"
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
-	@pip_version=$$(python -c 'import inspect, re; from ansible_test._internal import python_requirements as r; \
-	  print(re.search(r"pip=.([0-9.]+)", inspect.getsource(r.get_venv_packages)).group(1))'); \
+	@pip_version=$$(python -c 'import types; from ansible_test._internal.python_requirements import get_venv_packages; \
+	  print(get_venv_packages(types.SimpleNamespace(version="3.11"))["pip"])'); \
 	cached=$$HOME/.ansible/test/cache/get_pip_$${pip_version//./_}.py; \
 	if ! grep -qs 'pip' "$$cached" && ! curl -fsS --max-time 10 -o "$$cached" \
 	     https://ci-files.testing.ansible.com/ansible-test/get-pip-$$pip_version.py 2>/dev/null; then \

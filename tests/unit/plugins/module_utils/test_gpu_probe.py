@@ -7,6 +7,8 @@ __metaclass__ = type
 
 import json
 import os
+import subprocess
+import sys
 from collections import namedtuple
 
 import pytest
@@ -407,7 +409,6 @@ def test_nvml_error_midway():
 
 
 def test_import_nvml_is_optional(monkeypatch):
-    import sys
     monkeypatch.setitem(sys.modules, "pynvml", None)
     assert gpu_probe.import_nvml() is None
 
@@ -448,17 +449,20 @@ def test_find_forward_compat(tmp_path):
     assert gpu_probe.find_forward_compat(str(tmp_path), None) is None
 
 
-def test_python_probe_without_torch_runs_for_real(tmp_path):
-    """The probe script itself, run by this interpreter with torch made unimportable."""
-    import subprocess
-    import sys
-    write(tmp_path, "torch/__init__.py", "raise ImportError('no torch in this test')\n")
-
+def runner_with_pythonpath(pythonpath):
+    """A real command runner whose Python imports from ``pythonpath`` first."""
     def runner(argv):
-        env = dict(os.environ, PYTHONPATH=str(tmp_path))
+        env = dict(os.environ, PYTHONPATH=str(pythonpath))
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, universal_newlines=True, check=False)
         return proc.returncode, proc.stdout, proc.stderr
-    probe = gpu_probe.collect_python(runner, sys.executable)
+    return runner
+
+
+def test_python_probe_without_torch_runs_for_real(tmp_path):
+    """The probe script itself, run by this interpreter with torch made unimportable."""
+    write(tmp_path, "torch/__init__.py", "raise ImportError('no torch in this test')\n")
+
+    probe = gpu_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     assert probe["error"] is None
     assert probe["torch"]["present"] is False and "no torch in this test" in probe["torch"]["error"]
     assert probe["apex"] == {"present": False, "extensions": dict((name, False) for name in gpu_probe.APEX_EXTENSIONS)}
@@ -466,8 +470,6 @@ def test_python_probe_without_torch_runs_for_real(tmp_path):
 
 def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
     """A stand-in torch package that answers like the H200 host's torch with CUDA unavailable."""
-    import subprocess
-    import sys
     write(tmp_path, "torch/__init__.py", (
         "__version__ = '2.11.0+cu130'\n"
         "class version: cuda = '13.0'\n"
@@ -478,11 +480,7 @@ def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
     write(tmp_path, "apex/__init__.py", "")
     write(tmp_path, "amp_C.py", "")
 
-    def runner(argv):
-        env = dict(os.environ, PYTHONPATH=str(tmp_path))
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, universal_newlines=True, check=False)
-        return proc.returncode, proc.stdout, proc.stderr
-    probe = gpu_probe.collect_python(runner, sys.executable)
+    probe = gpu_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     torch_info = probe["torch"]
     assert torch_info["version"] == "2.11.0+cu130" and torch_info["cuda"] == "13.0" and torch_info["cudnn_version"] == "9.19.0"
     assert torch_info["cuda_available"] is False
