@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Records the GPU scenario's steps and writes its report (tests/gpu/REPORT.md and a JSON twin).
 
 ``record`` is called by run-gpu-scenario after each molecule step: it reads the step's log,
