@@ -12,6 +12,7 @@ import base64
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
     dkms_problems,
+    package_driver_version,
     parse_dkms_status,
     parse_secure_boot,
     plan_install,
@@ -35,8 +36,8 @@ def adopt_filter(gpu, branch=None, min_version=None, flavour="auto", owners=None
     return adopt_report(gpu, branch=branch, min_version=min_version, flavour=flavour, owners=owners or [])
 
 
-def reboot_needed_filter(gpu, module_changed=False, record=None, boot_id=None):
-    return reboot_needed(gpu, module_changed, record or None, boot_id)
+def reboot_needed_filter(gpu, module_changed=False, record=None, boot_id=None, installed_version=None):
+    return reboot_needed(gpu, module_changed, record or None, boot_id, installed_version=installed_version)
 
 
 def secure_boot_filter(mokutil_output, efivar_base64=None):
@@ -57,4 +58,5 @@ class FilterModule(object):
             "nvidia_driver_reboot_needed": reboot_needed_filter,
             "nvidia_driver_secure_boot": secure_boot_filter,
             "nvidia_driver_dkms": dkms_filter,
+            "nvidia_driver_package_version": package_driver_version,
         }

@@ -180,7 +180,8 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     (the major version is enough outside Ubuntu). Returns a dict with ``problems`` (empty when
     the plan is usable) and, when usable: ``family``, ``package_manager``, ``source``,
     ``branch``, ``version``, ``flavour``, ``flavour_reason``, ``build`` (dkms or precompiled),
-    ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``pin_version``,
+    ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``version_package``
+    (whose installed version is the driver's), ``pin_version``,
     ``dnf_module``, ``hold_pattern``, ``headers``, ``nvidia_repo``, ``signed_modules``, and
     ``warnings`` (rules whose table entry is unconfirmed: reported, never fatal).
     """
@@ -249,6 +250,7 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         "dkms_module": dkms_module,
         "packages": packages,
         "install_names": install_names,
+        "version_package": "nvidia-driver" if family == "el" else packages[0],
         "pin_version": "%s*" % exact if exact else "%d.*" % number,
         "dnf_module": dnf_module,
         "hold_pattern": DRIVER_PACKAGE_PATTERN[package_manager],
@@ -347,14 +349,25 @@ def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
     return {"report": report, "problems": problems}
 
 
-def reboot_needed(gpu, module_changed, record, boot_id):
+def reboot_needed(gpu, module_changed, record, boot_id, installed_version=None):
     """True after a kernel module change not yet followed by a reboot, or when the loaded module
-    differs from the installed userspace. ``record``: the role's install record, whose
-    ``module_changed_boot`` is the boot during which the module last changed."""
+    differs from the installed userspace (NVML's mismatch, or the installed package's version).
+    ``record``: the role's install record, whose ``module_changed_boot`` is the boot during
+    which the module last changed."""
     driver = (gpu or {}).get("driver") or {}
     if module_changed or driver.get("mismatch"):
         return True
+    loaded = driver.get("loaded_version")
+    if loaded and installed_version and version_tuple(loaded) != version_tuple(installed_version):
+        return True
     return bool(record and record.get("module_changed_boot") == boot_id)
+
+
+def package_driver_version(package_version):
+    """The driver version in a package version: ``535.309.01-0+deb12u1`` -> ``535.309.01``,
+    ``3:580.95.05-1.el9`` -> ``580.95.05``; None when there is none."""
+    match = re.match(r"^(?:\d+:)?(\d+\.\d+(?:\.\d+)?)", package_version or "")
+    return match.group(1) if match else None
 
 
 # ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
     dkms_problems,
+    package_driver_version,
     parse_dkms_status,
     parse_secure_boot,
     plan_install,
@@ -218,6 +219,17 @@ def test_reboot_needed():
     assert reboot_needed(fresh, False, {"module_changed_boot": "b1"}, "b1") is True     # same boot: still pending
     assert reboot_needed(fresh, False, {"module_changed_boot": "b1"}, "b2") is False    # rebooted since
     assert reboot_needed({"driver": {"mismatch": True}}, False, None, "b2") is True
+    loaded = {"driver": {"loaded_version": "580.95.05", "mismatch": False}}
+    assert reboot_needed(loaded, False, None, "b2", installed_version="580.105.08") is True
+    assert reboot_needed(loaded, False, None, "b2", installed_version="580.95.05") is False
+
+
+@pytest.mark.parametrize("package_version, driver", [
+    ("535.309.01-0+deb12u1", "535.309.01"), ("3:580.95.05-1.el9", "580.95.05"),
+    ("580.95.05-0ubuntu0.24.04.2", "580.95.05"), ("", None), (None, None),
+])
+def test_package_driver_version(package_version, driver):
+    assert package_driver_version(package_version) == driver
 
 
 # --- parsers -------------------------------------------------------------------------------------
