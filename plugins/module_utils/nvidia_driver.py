@@ -280,7 +280,8 @@ def resolve_mode(requested, gpu, managed, owners, takeover=False):
     found = driver.get("version")
     working = (gpu or {}).get("state") == "ok"
     present = bool(found or owners)
-    if requested == "auto":
+    automatic = requested == "auto"
+    if automatic:
         if managed:
             return {"mode": "install", "reason": "installed by this role (%s)" % managed.get("version", managed.get("branch")), "problems": []}
         if working:
@@ -304,7 +305,9 @@ def resolve_mode(requested, gpu, managed, owners, takeover=False):
                 "nvidia_driver_mode: adopt to verify it, or nvidia_driver_takeover: true to let the role manage those "
                 "packages" % (what, ", ".join(sorted(owners)))]}
         return {"mode": "install", "reason": "taking over %s (nvidia_driver_takeover)" % ", ".join(sorted(owners)), "problems": []}
-    return {"mode": "install", "reason": "requested" if managed is None and not present else "installed by this role", "problems": []}
+    if managed:
+        return {"mode": "install", "reason": "installed by this role", "problems": []}
+    return {"mode": "install", "reason": "no driver on the node" if automatic else "requested (nvidia_driver_mode)", "problems": []}
 
 
 def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
