@@ -59,7 +59,7 @@ OPEN_DEFAULT_FROM = int(KERNEL_MODULE_FLAVOR["open_default_from_branch"])
 # What a version pin matches and a hold covers, by package manager: every package of the
 # driver's userspace and kernel module, so that none can move under a loaded module.
 DRIVER_PACKAGE_PATTERN = {
-    "apt": r"^(nvidia-|libnvidia-|libcuda1|libnvcuvid1|libnvoptix1|firmware-nvidia-gsp|cuda-drivers|xserver-xorg-video-nvidia)",
+    "apt": r"^(nvidia-|libnvidia-|libcuda1|libnvcuvid1|libnvoptix1|firmware-nvidia-gsp|cuda-drivers|xserver-xorg-video-nvidia|linux-modules-nvidia-)",
     "dnf": r"^(nvidia-|kmod-nvidia|libnvidia-|cuda-drivers|xorg-x11-drv-nvidia)",
 }
 # Packages of the distro's driver whose version follows their own release, not the driver's

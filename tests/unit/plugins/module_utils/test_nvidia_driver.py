@@ -124,6 +124,7 @@ def test_el_exact_version_and_arm_repository():
     result = plan(("RedHat", "9.4", "aarch64"), version="580.95.05", gpus=[GH200])
     assert result["install_names"] == ["nvidia-driver-580.95.05", "@nvidia-driver:580-open"]
     assert result["nvidia_repo"] == "rhel9/sbsa" and result["signed_modules"] is False
+    assert result["version_package"] == "nvidia-driver" and result["hold_pattern"].startswith("^(nvidia-|kmod-nvidia")
 
 
 def test_versions_compare_as_integers_not_strings():
