@@ -51,7 +51,7 @@ def test_unattended_upgrades_blacklist(host):
 
 def test_non_free_components_enabled(host):
     sources = host.file("/etc/apt/sources.list.d/aistack-nvidia-driver-debian-security.sources").content_string
-    assert "Components: non-free non-free-firmware" in sources
+    assert "Components: contrib non-free non-free-firmware" in sources
     assert "Suites: bookworm-security" in sources
 
 
