@@ -266,3 +266,13 @@ def test_dkms_status_installed_for_each_kernel():
 def test_dkms_status_2x_format():
     assert parse_dkms_status(read_public("dkms-status-2x.txt")) == [
         {"module": "nvidia", "version": "460.91.03", "kernel": "5.11.0-36-generic", "arch": "x86_64", "state": "installed"}]
+
+
+def test_adopt_requested_and_bad_policy_input():
+    working = {"state": "ok", "gpus": [B200], "driver": {"version": "580.95.05", "kernel_module_flavour": "proprietary"}}
+    assert resolve_mode("adopt", working, None, []) == {"mode": "adopt", "reason": "requested (nvidia_driver_mode)", "problems": []}
+    problems = adopt_report(working, min_version="580.x", flavour="closed")["problems"]
+    assert problems[0] == "nvidia_driver_min_version: '580.x' is not a driver version; expected dotted digits"
+    assert problems[1].startswith("nvidia_driver_flavour: 'closed'")
+    # A running driver can break the GPU rules too: the proprietary module cannot drive Blackwell.
+    assert "needs the open kernel module" in problems[2] and "Install the open kernel module flavour" in problems[2]
