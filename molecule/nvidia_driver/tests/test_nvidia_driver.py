@@ -19,14 +19,14 @@ def test_driver_packages_installed_at_the_pinned_version_and_held(host, name):
     package = host.package(name)
     assert package.is_installed
     assert package.version.startswith("535.309.01-")
-    assert host.run("dpkg --get-selections %s" % name).stdout.split() == [name, "hold"]
+    assert host.run("dpkg-query -W -f '${db:Status-Want}' %s" % name).stdout == "hold"
 
 
 def test_every_installed_driver_package_is_held(host, report):
-    installed = host.run(r"dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n' | awk '$2 ~ /^[ih]i/ {print $1}'").stdout.split()
-    driver = sorted(name for name in installed
-                    if name.startswith(("nvidia-", "libnvidia-", "libcuda1", "firmware-nvidia-gsp")))
-    held = sorted(host.run("dpkg --get-selections | awk '$2 == \"hold\" {print $1}'").stdout.split())
+    rows = [line.split() for line in host.run(r"dpkg-query -W -f '${Package} ${db:Status-Abbrev}\n'").stdout.splitlines()]
+    driver = sorted(row[0] for row in rows if row[1][1] == "i"
+                    and row[0].startswith(("nvidia-", "libnvidia-", "libcuda1", "firmware-nvidia-gsp")))
+    held = sorted(row[0] for row in rows if row[1][0] == "h")
     assert driver and driver == held == report["held"]
 
 
