@@ -187,7 +187,7 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     """
     gpus = list(gpus or [])
     problems = []
-    key = (distribution, os_version if distribution == "Ubuntu" else str(os_version).split(".")[0])
+    key = (distribution, os_version if distribution == "Ubuntu" else str(os_version).split(".", 1)[0])
     platform = PLATFORMS.get(key)
     if platform is None:
         return {"problems": ["unsupported OS %s %s for nvidia_driver; supported: %s" % (
