@@ -1034,7 +1034,7 @@ def cmd_config(ctx, args, out):
 
 
 def tos_accepted(ctx):
-    path = os.path.join(ctx.root, "conda-meta", "tos-accepted.json")
+    path = os.path.join(ctx.root, ".conda-standin-tos-accepted.json")
     if not os.path.exists(path):
         return []
     with open(path) as handle:
@@ -1051,7 +1051,7 @@ def cmd_tos(ctx, args, out):
             accepted.append(url)
         out.text("accepted Terms of Service for %s" % url)
     os.makedirs(os.path.join(ctx.root, "conda-meta"), exist_ok=True)
-    with open(os.path.join(ctx.root, "conda-meta", "tos-accepted.json"), "w") as handle:
+    with open(os.path.join(ctx.root, ".conda-standin-tos-accepted.json"), "w") as handle:
         json.dump(accepted, handle)
     return 0
 
