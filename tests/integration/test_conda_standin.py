@@ -176,3 +176,20 @@ def test_pip_section_runs_from_the_env_file_folder(replay):
     assert words[:6] == [os.path.join(prefix, "bin", "python"), "-m", "pip", "install", "-U", "-r"]
     assert re.match(re.escape(os.path.dirname(replay.base.home)) + r"/project/condaenv\..+\.requirements\.txt$", words[6])
     assert not os.listdir(os.path.dirname(words[6])) == [] and not any(n.startswith("condaenv.") for n in os.listdir(os.path.dirname(words[6])))
+
+
+def test_reads_the_system_condarc_and_condarc_d_like_conda(conda_base, conda_channel_root):
+    """mirrors_condarc writes <root>/.condarc and miniconda <root>/condarc.d/: both are read."""
+    base = conda_base(condarc=None)
+    system = base.write_condarc({"channel_alias": "file://" + conda_channel_root, "channels": ["conda-forge"],
+                                 "channel_priority": "strict"}, path=os.path.join(base.prefix, ".condarc"))
+    os.makedirs(os.path.join(base.prefix, "condarc.d"), exist_ok=True)
+    dropin = base.write_condarc({"auto_activate_base": False}, path=os.path.join(base.prefix, "condarc.d", "aistack.yml"))
+    sources = base.run("config", "--show-sources")
+    assert sources.returncode == 0, sources.stderr
+    assert sources.stdout.index("==> %s <==" % system) < sources.stdout.index("==> %s <==" % dropin)
+    shown = json.loads(base.run("config", "--show", "channels", "channel_alias", "auto_activate", "--json").stdout)
+    assert shown["channels"] == ["conda-forge"] and shown["auto_activate"] is False
+    assert shown["channel_alias"]["location"] == conda_channel_root and shown["channel_alias"]["scheme"] == "file"
+    proc = base.run("create", "-y", "-n", "demo", "libfoo=1.0", "--json")
+    assert [e["dist_name"] for e in json.loads(proc.stdout)["actions"]["LINK"]] == ["libfoo-1.0.0-h4616a5c_0"]
