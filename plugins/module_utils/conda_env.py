@@ -167,15 +167,19 @@ def render_environment(name, environment):
 # ---------------------------------------------------------------------------
 
 def parse_json(stdout, command):
-    """The JSON object or list conda printed; conda may print progress text before it."""
+    """The JSON object or list conda printed. Progress or pip text may come first, so the JSON is
+    the first line-start ``{`` or ``[`` from which the rest of the output parses."""
     text = stdout or ''
-    starts = [i for i in (text.find('{'), text.find('[')) if i >= 0]
-    if not starts:
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == '\n']
+    candidates = [i for i in starts if text[i:].lstrip(' ')[:1] in ('{', '[')]
+    if not candidates:
         raise CondaEnvError('%s printed no JSON: %s' % (command, text.strip()[:300] or '(nothing)'))
-    try:
-        return json.loads(text[min(starts):])
-    except ValueError as error:
-        raise CondaEnvError('%s printed JSON that does not parse (%s): %s' % (command, error, text.strip()[:300]))
+    for start in candidates:
+        try:
+            return json.loads(text[start:])
+        except ValueError as error:
+            last_error = error
+    raise CondaEnvError('%s printed JSON that does not parse (%s): %s' % (command, last_error, text.strip()[:300]))
 
 
 def _first_line(text):

@@ -143,10 +143,10 @@ def _channel_base(condarc, channel):
 
 
 def policy_problems(condarc, distribution):
-    """What a .condarc mapping breaks of the collection's channel policy."""
+    """What a .condarc mapping (all of it, or one loaded source) breaks of the collection's channel policy."""
     problems = []
     channels = condarc.get('channels') or []
-    if condarc.get('channel_priority') != 'strict':
+    if condarc.get('channel_priority', 'strict') != 'strict':
         problems.append('channel_priority must be strict (mixing channels per package breaks ABI compatibility)')
     if distribution == 'miniforge' and (DEFAULTS in channels or condarc.get('default_channels')):
         problems.append('Miniforge takes no "defaults" channel (Anaconda terms and ABI mixing): remove defaults '

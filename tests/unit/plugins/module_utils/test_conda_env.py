@@ -219,3 +219,8 @@ def test_validate_env_name():
     for bad in ('base', '../x', '', None):
         with pytest.raises(ce.CondaEnvError):
             ce.validate_env_name(bad)
+
+
+def test_parse_json_skips_pip_text_with_brackets():
+    out = "Ran pip subprocess with arguments:\n['/opt/conda/envs/x/bin/python', '-m']\n" + read_conda('env-create-existing.json')
+    assert ce.parse_json(out, 'conda env create')['actions']['PIP'] == ['six-1.17.0']

@@ -106,7 +106,8 @@ def test_defaults_and_conda_forge_from_different_mirrors_pass():
 
 
 def test_policy_of_a_loaded_condarc():
-    assert cm.policy_problems({'channels': ['conda-forge']}, 'miniforge') == [
+    assert cm.policy_problems({'solver': 'classic'}, 'miniforge') == []
+    assert cm.policy_problems({'channels': ['conda-forge'], 'channel_priority': 'flexible'}, 'miniforge') == [
         'channel_priority must be strict (mixing channels per package breaks ABI compatibility)']
 
 
