@@ -19,7 +19,9 @@ def test_config_sources_from_real_conda():
     assert [s['source'] for s in sources] == ['/home/ml/.condarc']
     settings = sources[0]['settings']
     assert settings['channel_alias'] == 'file:///srv/conda-mirror' and settings['channel_priority'] == 'strict'
-    assert FILTERS['conda_condarc_problems'](settings, 'miniforge') == []
+    # That recorded .condarc sets default_channels: fine for Miniconda, a stray "defaults" for Miniforge.
+    assert FILTERS['conda_condarc_problems'](settings, 'miniconda') == []
+    assert 'Miniforge takes no "defaults"' in FILTERS['conda_condarc_problems'](settings, 'miniforge')[0]
     with pytest.raises(AnsibleFilterError, match='section of /x does not parse'):
         FILTERS['conda_config_sources']('==> /x <==\nchannels: [a\n')
 
