@@ -37,7 +37,12 @@ _ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
 
 
 class CondaEnvError(Exception):
-    """Bad input or a failed conda call; the message names the file, option or command."""
+    """Bad input or a failed conda call; the message names the file, option or command.
+    ``exception_name`` is conda's own name for the failure, when conda gave one."""
+
+    def __init__(self, message, exception_name=None):
+        super(CondaEnvError, self).__init__(message)
+        self.exception_name = exception_name
 
 
 # ---------------------------------------------------------------------------
@@ -184,6 +189,16 @@ def parse_json(stdout, command):
 
 def _first_line(text):
     return (text or '').strip().splitlines()[0] if (text or '').strip() else ''
+
+
+def conda_failure(command, rc, stdout, stderr):
+    """CondaEnvError for a failed conda call, named as conda named it."""
+    try:
+        payload = parse_json(stdout, command)
+    except CondaEnvError:
+        payload = None
+    name = payload.get('exception_name') if isinstance(payload, dict) else None
+    return CondaEnvError(explain_failure(command, rc, stdout, stderr), exception_name=name)
 
 
 def explain_failure(command, rc, stdout, stderr):

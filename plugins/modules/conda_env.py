@@ -180,7 +180,7 @@ class Conda(object):
         argv = [self.executable] + list(args)
         rc, out, err = self.module.run_command(argv, environ_update=self.environ)
         if rc != 0:
-            raise ce.CondaEnvError(ce.explain_failure(' '.join(['conda'] + list(args)), rc, out, err))
+            raise ce.conda_failure(' '.join(['conda'] + list(args)), rc, out, err)
         return out
 
     def json(self, *args):
@@ -268,7 +268,16 @@ def ensure_present(module, conda, name, prefix, lock_dir):
 
     if not os.path.isdir(lock_dir):
         raise ce.CondaEnvError('lock_dir %s does not exist; it must be a writable directory' % lock_dir)
-    planned = solve(conda, environment, os.path.join(lock_dir, '.%s.solve-check' % name))
+    try:
+        planned = solve(conda, environment, os.path.join(lock_dir, '.%s.solve-check' % name))
+    except ce.CondaEnvError as error:
+        # In check mode on a node whose .condarc is not written yet, the channels are out of reach:
+        # the run says it would change the env and why it cannot predict more, instead of failing.
+        if not (module.check_mode and error.exception_name == 'CondaHTTPError'):
+            raise
+        module.warn('env %s: packages not predicted, the channels are unreachable: %s' % (name, error))
+        result.update(changed=True, diff=diff_of(before, before))
+        return result
     if module.check_mode:
         after = sorted(planned['link'] + ce.predicted_pip(before, environment), key=lambda r: r['name'])
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))

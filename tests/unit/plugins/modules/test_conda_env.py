@@ -185,3 +185,12 @@ def test_refusals(node, capsys, tmp_path):
     code, result = run_module(conda_env, dict(args, lock_dir=str(tmp_path / 'missing')), capsys)
     assert code == 1 and 'lock_dir' in result['msg']
     assert 'env create' not in fake.commands()
+
+
+def test_check_mode_with_unreachable_channels_warns_instead_of_failing(node, capsys):
+    fake, args, envs = node
+    fake.answers['create --dry-run'] = (1, 'network-fail.json')
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert 'packages not predicted, the channels are unreachable' in str(result['warnings'][0])
+    assert os.listdir(str(envs)) == []
