@@ -14,6 +14,7 @@ import asyncio
 import datetime
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,7 +60,8 @@ class CondaError(Exception):
 
     def as_json(self):
         data = {"caused_by": "None", "error": "%s: %s" % (self.name, self.message), "exception_name": self.name,
-                "exception_type": "<class 'conda.exceptions.%s'>" % self.name, "message": self.message}
+                "exception_type": getattr(self, "exception_type", "<class 'conda.exceptions.%s'>" % self.name),
+                "message": self.message}
         data.update(self.fields)
         return data
 
@@ -511,7 +513,7 @@ def _matches(spec, rec):
         spec.version is None or VersionSpec(str(spec.version)).matches(Version(rec["version"])))
 
 
-def solve(channels, specs, locked=()):
+def solve(channels, specs, locked=(), solver=None):
     import rattler
 
     try:
@@ -520,6 +522,10 @@ def solve(channels, specs, locked=()):
     except Exception as exc:  # rattler raises SolverError; conda words it by cause
         if type(exc).__name__ not in ("SolverError",):
             raise
+        if solver == "rattler":  # conda-rattler-solver passes rattler's own message through
+            error = CondaError("RattlerUnsatisfiableError", str(exc).strip() + "\n", allow_retry=False)
+            error.exception_type = "<class 'conda_rattler_solver.exceptions.RattlerUnsatisfiableError'>"
+            raise error
         raise explain_failure(channels, specs)
 
 
@@ -745,7 +751,7 @@ def cmd_create_install(ctx, args, out, argv, creating):
 
         requested = {MatchSpec(s).name.normalized: s for s in specs}
         all_specs = [s for n, s in history.items() if n not in requested] + specs
-        target = solve(channels, all_specs, locked=installed)
+        target = solve(channels, all_specs, locked=installed, solver=args.solver)
         out.step("Solving environment")
         link, unlink = diff(installed_records(prefix) if recreate else installed, target)
         if recreate:
@@ -956,13 +962,19 @@ def cmd_env_export(ctx, args, out):
             "dependencies": deps, "prefix": prefix}
     if out.json:
         out.emit_json(data)
-    else:
-        sys.stdout.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False, indent=2).replace("\n- ", "\n  - "))
+        return 0
+    lines = ["name: %s" % data["name"], "channels:"] + ["  - %s" % c for c in channels] + ["dependencies:"]
+    for dep in deps:
+        if isinstance(dep, dict):
+            lines += ["  - pip:"] + ["      - %s" % p for p in dep["pip"]]
+        else:
+            lines.append("  - %s" % dep)
+    sys.stdout.write("\n".join(lines + ["prefix: %s" % prefix]) + "\n")
     return 0
 
 
 def cmd_compare(ctx, args, out):
-    from rattler import MatchSpec, PackageRecord
+    from rattler import MatchSpec
 
     prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
     env_file = read_env_file(args.file)
@@ -976,15 +988,16 @@ def cmd_compare(ctx, args, out):
             raise CondaError("InvalidMatchSpec", "Invalid spec '%s': %s" % (text, exc))
         name = spec.name.normalized
         if name in installed:
-            found = installed[name]
+            version, build = str(installed[name].version), str(installed[name].build)
         elif name in pypi:
-            found = PackageRecord(name=name, version=pypi[name], build="pypi_0", build_number=0, subdir="pypi")
+            version, build = pypi[name], "pypi_0"
         else:
             problems.append("%s not found" % name)
             continue
-        if not spec.matches(found):
+        if not _matches(spec, {"name": name, "version": version}) or (spec.build and not re.fullmatch(
+                str(spec.build).replace("*", ".*"), build)):
             problems.append("%s found but mismatch. Specification pkg: %s, Running pkg: %s==%s=%s"
-                            % (name, text, name, found.version, found.build))
+                            % (name, text, name, version, build))
     lines = problems or ["Success. All the packages in the specification file are present in the environment "
                          "with matching version and build string."]
     if out.json:
