@@ -151,6 +151,22 @@ lock:
     from_history: /opt/conda/envs/torch.from-history.yml
     spec: /opt/conda/envs/torch.environment.yml
     sha256: 9f2c...
+not_predicted:
+  description: Why check mode could not predict the package changes (the channels were unreachable, for example on a node
+    whose .condarc is not written yet); the env is still reported as changed.
+  returned: in check mode, when the dry-run solve could not reach the channels
+  type: str
+diff:
+  description: The env's package list before and after (predicted in check mode), one C(name==version=build  (channel)) line each.
+  returned: always
+  type: dict
+  contains:
+    before:
+      description: Packages installed before the run.
+      type: str
+    after:
+      description: Packages installed after the run.
+      type: str
 commands:
   description: The conda commands that changed the env, in order.
   returned: always
@@ -275,8 +291,9 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         # the run says it would change the env and why it cannot predict more, instead of failing.
         if not (module.check_mode and error.exception_name == 'CondaHTTPError'):
             raise
-        module.warn('env %s: packages not predicted, the channels are unreachable: %s' % (name, error))
-        result.update(changed=True, diff=diff_of(before, before))
+        result.update(changed=True, diff=diff_of(before, before),
+                      not_predicted='packages not predicted, the channels are unreachable: %s' % error)
+        module.warn('env %s: %s' % (name, result['not_predicted']))
         return result
     if module.check_mode:
         after = sorted(planned['link'] + ce.predicted_pip(before, environment), key=lambda r: r['name'])

@@ -139,7 +139,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible.module_utils.urls import open_url
+from ansible.module_utils.six.moves.http_client import HTTPException
+from ansible.module_utils.urls import ConnectionError as UrlConnectionError, open_url
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
 
 
@@ -152,9 +153,10 @@ def fetch(module, url, subdir):
         body = response.read()
         seconds = time.monotonic() - started
         return {'url': url, 'seconds': seconds, 'packages': cm.check_repodata(body, subdir)}
-    except cm.MirrorError as error:
-        return {'url': url, 'seconds': time.monotonic() - started, 'error': to_native(error)}
-    except Exception as error:  # pylint: disable=broad-except  # every network failure is a verdict on the mirror
+    # Every way a fetch can fail is a verdict on the mirror: URLError and socket errors are OSError,
+    # a body cut short is an HTTPException, a malformed URL a ValueError, TLS and proxy failures
+    # ansible's own ConnectionError.
+    except (cm.MirrorError, OSError, HTTPException, ValueError, UrlConnectionError) as error:
         return {'url': url, 'seconds': time.monotonic() - started, 'error': to_native(error)}
 
 

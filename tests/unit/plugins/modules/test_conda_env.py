@@ -192,5 +192,5 @@ def test_check_mode_with_unreachable_channels_warns_instead_of_failing(node, cap
     fake.answers['create --dry-run'] = (1, 'network-fail.json')
     code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True
-    assert 'packages not predicted, the channels are unreachable' in str(result['warnings'][0])
+    assert result['not_predicted'].startswith('packages not predicted, the channels are unreachable: conda create')
     assert os.listdir(str(envs)) == []
