@@ -76,16 +76,20 @@ attributes:
   check_mode:
     support: partial
     description:
-      - Reports whether the env would change, why (RV(drift)), and the conda package changes predicted by a
-        dry-run solve of the spec. A dry run does not run pip, so pip changes are predicted from the pins only
-        (C(pip_simulated=false)); the prediction is a fresh solve, so an unpinned package may be shown at a newer
-        version than C(conda env update) keeps.
+      - Reports whether the env would change, why (RV(drift)), and the package changes predicted by a dry-run solve.
+    details:
+      - A dry run does not run pip, so pip changes are predicted from the pins only (RV(pip_simulated) is false).
+      - The prediction is a fresh solve of the spec, so an unpinned package may be shown at a newer version than
+        C(conda env update) would keep.
+      - When the channels are unreachable (a node whose .condarc is not written yet) nothing is predicted and
+        RV(not_predicted) says why.
   diff_mode:
     support: full
     description: The env's package list (conda and pip) before and after, one C(name==version=build) line each.
   platform:
     support: full
     platforms: posix
+    description: Linux nodes with a conda installation (Miniconda or Miniforge, conda 23.10 or later).
 seealso:
   - name: conda env update
     description: The command used on an existing env.

@@ -68,6 +68,7 @@ attributes:
   platform:
     support: full
     platforms: posix
+    description: Any POSIX node that can reach the mirrors; the fetches run there, through its proxy settings.
 '''
 
 EXAMPLES = r'''
@@ -110,7 +111,7 @@ ranked:
   sample:
     - {url: 'http://127.0.0.1:8302', healthy: true, latency_ms: 14, packages: 9, errors: []}
     - {url: 'http://127.0.0.1:8301', healthy: false, latency_ms: 3, packages: 0,
-       errors: ['http://127.0.0.1:8301/conda-forge/noarch/repodata.json: <urlopen error [Errno 111] Connection refused>']}
+       errors: ['http://127.0.0.1:8301/conda-forge/noarch/repodata.json: [Errno 111] Connection refused']}
 chosen:
   description: Mirror to use (the index of it in O(mirrors) is RV(chosen_index)); null when none is healthy.
   returned: always

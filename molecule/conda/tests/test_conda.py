@@ -20,6 +20,12 @@ def test_condarc_points_at_the_healthy_mirror(host, mirrors):
     assert "defaults" not in condarc.content_string.split("# Candidates:")[1].split("\n", 1)[1]
 
 
+def test_user_condarc_is_the_same_and_owned_by_the_user(host):
+    user_condarc = host.file("/home/mluser/.condarc")
+    assert user_condarc.user == "mluser" and user_condarc.group == "mluser" and user_condarc.mode == 0o644
+    assert user_condarc.content_string == host.file("/opt/conda/.condarc").content_string
+
+
 def test_conda_loads_it(host, mirrors):
     sources = host.check_output("/opt/conda/bin/conda config --show-sources")
     assert "==> /opt/conda/.condarc <==" in sources and mirrors["healthy"] in sources

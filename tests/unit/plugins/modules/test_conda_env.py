@@ -38,7 +38,7 @@ class RecordedConda(object):
             'remove': (0, 'remove-env.json'),
         }
 
-    def __call__(self, module, argv, environ_update=None, **kwargs):
+    def answer(self, argv, environ_update=None, **kwargs):
         args = argv[1:]
         self.calls.append(args)
         key = next(k for k in self.answers if args[:len(k.split())] == k.split()
@@ -66,7 +66,8 @@ def node(tmp_path, monkeypatch):
     (tmp_path / 'envs').mkdir()
     prefix = str(tmp_path / 'envs' / 'demo-pip')
     fake = RecordedConda(prefix)
-    monkeypatch.setattr(AnsibleModule, 'run_command', lambda module, argv, **kwargs: fake(module, argv, **kwargs))
+    # Set on the class, a bound method of the fake stays bound to the fake: it sees argv only.
+    monkeypatch.setattr(AnsibleModule, 'run_command', fake.answer)
     args = {'name': 'demo-pip', 'spec': SPEC, 'conda_prefix': str(conda_prefix), 'prefix': prefix,
             'environment': {'CONDA_OVERRIDE_CUDA': '12.4'}}
     return fake, args, tmp_path / 'envs'
