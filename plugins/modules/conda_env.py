@@ -27,7 +27,7 @@ description:
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
     C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
     (C(conda env export --from-history)), and returns the lock's sha256.
-  - The spec is given as data (O(spec)); the M(aistack.gpu_node.conda_env) role reads environment.yml files on
+  - The spec is given as data (O(spec)); the C(aistack.gpu_node.conda_env) role reads environment.yml files on
     the controller and passes them here.
 author: aistack.gpu_node contributors (@aistack)
 options:
