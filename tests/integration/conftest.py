@@ -31,6 +31,7 @@ def recap(stdout):
             hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
     return hosts
 
+
 # The conda test bed (tests/conda): local channel, loopback mirrors, conda stand-in and installer.
 import sys  # noqa: E402
 

@@ -130,7 +130,7 @@ def check_against_recording(proc, name, rc, folder=RECORDED):
                        "Downloading and Extracting Packages", "# conda environments:", "conda version :"):
             assert (marker in proc.stdout) == (marker in recorded), "%s: %r present in only one of them" % (name, marker)
         stderr_file = os.path.join(folder, name + ".stderr.txt")
-        if os.path.exists(stderr_file):
+        if os.path.exists(stderr_file):  # (one is not vendored: see SHARED_NOT_COPIED)
             recorded_error = re.search(r"^(\w+Error): ", read_recorded(name + ".stderr.txt", folder), re.M)
             if recorded_error:
                 assert recorded_error.group(1) + ":" in proc.stderr, proc.stderr

@@ -58,7 +58,7 @@ def stop(folder):
         pid = json.load(handle)["pid"]
     try:
         os.kill(pid, signal.SIGTERM)
-        for _ in range(50):
+        for _attempt in range(50):
             os.kill(pid, 0)
             time.sleep(0.1)
     except ProcessLookupError:

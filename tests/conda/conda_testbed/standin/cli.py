@@ -532,8 +532,12 @@ def solve(channels, specs, locked=(), solver=None):
 # ---------------------------------------------------------------------------------------------
 # transactions
 
+def _identity(record):
+    return (record.name.normalized, str(record.version), str(record.build), str(record.channel).rstrip("/"))
+
+
 def diff(installed, target):
-    key = lambda r: (r.name.normalized, str(r.version), str(r.build), str(r.channel).rstrip("/"))  # noqa: E731
+    key = _identity
     before = {key(r): r for r in installed}
     after = {key(r): r for r in target}
     unlink = [r for k, r in before.items() if k not in after]
@@ -572,8 +576,9 @@ def print_plan(out, ctx, prefix, specs, link, unlink):
         out.text("    package                    |            build")
         out.text("    ---------------------------|-----------------")
         for r in sorted(fetch, key=lambda r: r.name.normalized):
-            out.text("    %-27s|%18s  %10s  %s" % ("%s-%s" % (r.name.normalized, r.version), r.build,
-                                                     human_size(r.size or 0), ctx.config.canonical_name(str(r.channel))))
+            name = "%s-%s" % (r.name.normalized, r.version)
+            out.text("    %-27s|%18s  %10s  %s" % (name, r.build, human_size(r.size or 0),
+                                                   ctx.config.canonical_name(str(r.channel))))
         out.text("    ------------------------------------------------------------")
         out.text("%s%s\n" % (" " * 39, "Total: %10s" % human_size(sum(r.size or 0 for r in fetch))))
     names_unlinked = {r.name.normalized: r for r in unlink}
@@ -586,8 +591,8 @@ def print_plan(out, ctx, prefix, specs, link, unlink):
         if group:
             out.text(title + "\n")
             for r in sorted(group, key=lambda r: r.name.normalized):
-                out.text("  %-18s %s/%s::%s " % (r.name.normalized, ctx.config.canonical_name(str(r.channel)),
-                                                r.subdir, dist_name(r)))
+                channel = ctx.config.canonical_name(str(r.channel))
+                out.text("  %-18s %s/%s::%s " % (r.name.normalized, channel, r.subdir, dist_name(r)))
             out.text("\n")
 
 
@@ -979,7 +984,7 @@ def cmd_compare(ctx, args, out):
     prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
     env_file = read_env_file(args.file)
     installed = {r.name.normalized: r for r in installed_records(prefix)}
-    pypi = {n: v for n, v in pypi_packages(prefix)}
+    pypi = dict(pypi_packages(prefix))
     problems = []
     for text in env_file["conda"] + env_file["pip"]:
         try:
@@ -1011,7 +1016,7 @@ def cmd_compare(ctx, args, out):
 def cmd_config(ctx, args, out):
     if args.show_sources:
         if out.json:
-            out.emit_json({path: data for path, data in ctx.config.sources})
+            out.emit_json(dict(ctx.config.sources))
         else:
             for path, data in ctx.config.sources:
                 out.text("==> %s <==" % path)
@@ -1034,7 +1039,7 @@ def cmd_config(ctx, args, out):
 
 
 def tos_accepted(ctx):
-    path = os.path.join(ctx.root, "conda-meta", "tos-accepted.json")
+    path = os.path.join(ctx.root, ".conda-standin-tos-accepted.json")
     if not os.path.exists(path):
         return []
     with open(path) as handle:
@@ -1051,7 +1056,7 @@ def cmd_tos(ctx, args, out):
             accepted.append(url)
         out.text("accepted Terms of Service for %s" % url)
     os.makedirs(os.path.join(ctx.root, "conda-meta"), exist_ok=True)
-    with open(os.path.join(ctx.root, "conda-meta", "tos-accepted.json"), "w") as handle:
+    with open(os.path.join(ctx.root, ".conda-standin-tos-accepted.json"), "w") as handle:
         json.dump(accepted, handle)
     return 0
 
