@@ -69,9 +69,10 @@ def input_problems(min_fraction, min_amp_samples_per_s, min_allreduce_busbw_gbps
 
 
 def _check(name, subject, measured, limit, ok, unit, detail):
+    verdict = 'ok' if ok else 'FAILED' if limit is None else 'BELOW THRESHOLD'
+    figure = '' if measured is None else ' %.4g %s' % (measured, unit)
     return {'name': name, 'subject': subject, 'measured': measured, 'limit': limit, 'unit': unit, 'ok': ok,
-            'message': '%s %s: %s %s (%s)' % (subject, name, 'ok' if ok else 'BELOW THRESHOLD',
-                                              'n/a' if measured is None else '%.4g %s' % (measured, unit), detail)}
+            'message': '%s %s: %s%s (%s)' % (subject, name, verdict, figure.rstrip(), detail)}
 
 
 def _gpu_checks(gpu, reference, min_fraction):
