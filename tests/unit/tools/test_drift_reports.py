@@ -40,9 +40,9 @@ def test_fresh_node_lists_each_task_that_would_change_with_its_diff():
     host = report_of("localhost-fresh-check.json")["hosts"]["localhost"]
     assert host["status"] == "drift"
     tasks = [(r["role"], r["task"]) for r in host["changed"]]
-    assert ("node_manifest", "Write the provision section of the node manifest") in tasks
+    assert ("node_manifest", "Write the node manifest section provision") in tasks
     assert ("gpu_validate", "Install the validation script") in tasks
-    provision = [r for r in host["changed"] if r["task"] == "Write the provision section of the node manifest"][0]
+    provision = [r for r in host["changed"] if r["task"] == "Write the node manifest section provision"][0]
     assert provision["action"] == "ansible.builtin.copy"
     assert '+    "provision": {' in provision["diff"][0]
     assert host["roles"][:2] == [events.NO_ROLE, "preflight"]
@@ -58,7 +58,7 @@ def test_junit_has_one_case_per_host_and_role_and_parses_back():
     assert cases["preflight"].find("failure") is None
     failure = cases["node_manifest"].find("failure")
     assert failure.get("type") == "drift"
-    assert "Write the provision section of the node manifest" in failure.text
+    assert "Write the node manifest section provision" in failure.text
     assert int(suite.get("tests")) == len(cases)
     assert int(suite.get("failures")) == len([c for c in cases.values() if c.find("failure") is not None]) == 2
 
@@ -78,7 +78,7 @@ def test_junit_reports_unreachable_and_failed_hosts_as_errors():
 def test_summary_names_hosts_tasks_and_errors():
     text = report_of("localhost-fresh-check.json")["summary"]
     assert text.splitlines()[0] == "aistack-drift: drift: 1 host(s), 1 with drift, 0 failed or unreachable"
-    assert "    node_manifest : Write the provision section of the node manifest (ansible.builtin.copy)" in text
+    assert "    node_manifest : Write the node manifest section provision (ansible.builtin.copy)" in text
     text = report_of("unreachable-node.json")["summary"]
     assert "  unreachable-node.invalid: unreachable" in text
     assert "Unknown tag(s) drivr" in report_of("localhost-unknown-tag.json")["summary"]
