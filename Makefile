@@ -1,6 +1,8 @@
 # aistack.gpu_node — every entry point. Each target bootstraps what it needs (tooling/bootstrap).
 #   make site     provision this machine: site.yml against inventories/local
 #   make test     the whole test suite: lint, sanity, unit, integration, molecule
+#   make wheelhouse   Python 3.12 wheels an air-gapped GPU host needs for make test-gpu
+#   make test-gpu     the GPU scenario on this GPU host, offline; writes tests/gpu/REPORT.md
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -18,7 +20,8 @@ SETUP_DONE := .cache/.setup-done
 SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
-.PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint
+.PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
+	wheelhouse test-gpu
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -94,3 +97,11 @@ molecule: $(SETUP_DONE)
 
 build: $(SETUP_DONE)
 	ansible-galaxy collection build --force --output-path .cache/build
+
+# Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).
+wheelhouse: $(SETUP_DONE)
+	tooling/make-wheelhouse $(DIR)
+
+# On the GPU host itself; needs no .venv (the tooling comes from the wheelhouse).
+test-gpu:
+	tests/gpu/run-gpu-scenario

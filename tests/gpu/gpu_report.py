@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Records the GPU scenario's steps and writes its report (tests/gpu/REPORT.md and a JSON twin).
+
+``record`` is called by run-gpu-scenario after each molecule step: it reads the step's log,
+sums its PLAY RECAP and appends the step to ``steps.json`` in the results folder. ``write``
+joins that with what the scenario's playbooks left there (``host.json``, ``roles-<step>.json``,
+``apex.json``, ``validation.json``, ``jupyter.json``, ``numa.json``, ``negatives.json``) into
+the report. Standard library only: it runs on the air-gapped GPU host.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import sys
+
+RECAP_LINE = re.compile(
+    r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)"
+    r"\s+failed=(?P<failed>\d+)"
+)
+# Steps that must leave the host as it was: any change there is a failure of the scenario.
+ZERO_CHANGE_STEPS = ("idempotence", "check")
+ARTEFACTS = ("host", "apex", "validation", "jupyter", "numa", "negatives")
+
+
+def parse_recap(log_text):
+    """Sum the PLAY RECAP counters of every play in a log (the last recap of each host wins)."""
+    per_host = {}
+    for line in log_text.splitlines():
+        match = RECAP_LINE.match(line.strip())
+        if match:
+            per_host[match.group("host")] = {k: int(v) for k, v in match.groupdict().items() if k != "host"}
+    totals = {"ok": 0, "changed": 0, "unreachable": 0, "failed": 0}
+    for counters in per_host.values():
+        for key in totals:
+            totals[key] += counters[key]
+    return {"hosts": sorted(per_host), **totals} if per_host else None
+
+
+def step_verdict(step, rc, recap):
+    """Whether a molecule step passed as designed, and why not."""
+    if rc != 0:
+        return False, "exit status %d" % rc
+    if step in ZERO_CHANGE_STEPS:
+        if recap is None:
+            return False, "no PLAY RECAP in the log"
+        if recap["changed"]:
+            return False, "%d changed, 0 expected" % recap["changed"]
+    return True, ""
+
+
+def record_step(results, step, rc, seconds):
+    path = os.path.join(results, "steps.json")
+    steps = _load(path) or []
+    log_path = os.path.join(results, "%s.log" % step)
+    log_text = open(log_path).read() if os.path.exists(log_path) else ""
+    recap = parse_recap(log_text)
+    passed, why = step_verdict(step, rc, recap)
+    steps = [s for s in steps if s["step"] != step]
+    steps.append({"step": step, "rc": rc, "seconds": seconds, "recap": recap, "passed": passed, "why": why})
+    _dump(path, steps)
+    return passed
+
+
+def build_report(results, commit, now=None):
+    """Everything the scenario left in the results folder, as one document."""
+    report = {
+        "commit": commit,
+        "written_at": (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
+        "steps": _load(os.path.join(results, "steps.json")) or [],
+        "roles": {},
+    }
+    for name in sorted(os.listdir(results)):
+        match = re.match(r"^roles-(?P<step>\w+)\.json$", name)
+        if match:
+            report["roles"][match.group("step")] = _load(os.path.join(results, name))
+    for name in ARTEFACTS:
+        report[name] = _load(os.path.join(results, "%s.json" % name))
+    apex = report["apex"] or {}
+    if apex.get("build_seconds") and apex.get("cache_install_seconds"):
+        apex["build_to_cache_ratio"] = round(apex["build_seconds"] / apex["cache_install_seconds"], 1)
+    negatives = report["negatives"] or []
+    report["passed"] = bool(report["steps"]) and all(s["passed"] for s in report["steps"]) and all(
+        n.get("failed_as_designed") for n in negatives
+    )
+    return report
+
+
+def render_markdown(report, results_rel):
+    out = ["# GPU scenario report", ""]
+    host = report["host"] or {}
+    gpu = (host.get("gpu_facts") or {})
+    gpus = gpu.get("gpus") or []
+    driver = gpu.get("driver") or {}
+    out.append(
+        "Covers commit `%s`; written %s by `tests/gpu/run-gpu-scenario` (`make test-gpu`). Overall: **%s**."
+        % (report["commit"], report["written_at"], "passed" if report["passed"] else "FAILED")
+    )
+    if gpus:
+        out.append(
+            "Host: %s; %d × %s (compute capability %s), driver %s (%s module), CUDA %s."
+            % (host.get("os", "?"), len(gpus), gpus[0].get("name"), gpus[0].get("compute_capability"),
+               driver.get("version"), driver.get("kernel_module", "?"), driver.get("cuda_version"))
+        )
+    out += ["", "## Molecule steps", "", "| step | result | changed | time |", "|---|---|---|---|"]
+    for step in report["steps"]:
+        recap = step["recap"] or {}
+        out.append("| %s | %s | %s | %.1f s |" % (
+            step["step"], "passed" if step["passed"] else "FAILED: " + step["why"],
+            recap.get("changed", "-"), step["seconds"]))
+    for step, roles in sorted(report["roles"].items()):
+        out += ["", "## Roles in `%s`" % step, "", "| part | result | changed tasks | time |", "|---|---|---|---|"]
+        for role in roles or []:
+            out.append("| %s | %s | %s | %.1f s |" % (
+                role["name"], role.get("result", "ok"), role.get("changed", "-"), role["seconds"]))
+    apex = report["apex"]
+    if apex:
+        out += ["", "## APEX", ""]
+        for key in sorted(apex):
+            out.append("- %s: `%s`" % (key, json.dumps(apex[key], sort_keys=True)))
+    validation = report["validation"]
+    if validation:
+        out += ["", "## Validation", "", "```json", json.dumps(validation, indent=2, sort_keys=True), "```"]
+    for name in ("numa", "jupyter"):
+        if report[name]:
+            out += ["", "## %s" % name, "", "```json", json.dumps(report[name], indent=2, sort_keys=True), "```"]
+    if report["negatives"] is not None:
+        out += ["", "## Negative cases", "", "| case | failed as designed | message |", "|---|---|---|"]
+        for case in report["negatives"]:
+            message = " ".join(str(case.get("message", "")).split())
+            out.append("| %s | %s | %s |" % (case["case"], "yes" if case.get("failed_as_designed") else "NO",
+                                             message.replace("|", "\\|")))
+    out += ["", "Raw logs and results: `%s/`." % results_rel, ""]
+    return "\n".join(out)
+
+
+def _load(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def _dump(path, data):
+    with open(path, "w") as handle:
+        json.dump(data, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    rec = sub.add_parser("record", help="add one molecule step to steps.json")
+    rec.add_argument("--results", required=True)
+    rec.add_argument("--step", required=True)
+    rec.add_argument("--rc", type=int, required=True)
+    rec.add_argument("--seconds", type=float, required=True)
+    wri = sub.add_parser("write", help="write the Markdown report and its JSON twin")
+    wri.add_argument("--results", required=True)
+    wri.add_argument("--commit", required=True)
+    wri.add_argument("--markdown", required=True)
+    wri.add_argument("--json", required=True)
+    args = parser.parse_args(argv)
+    if args.command == "record":
+        return 0 if record_step(args.results, args.step, args.rc, args.seconds) else 1
+    report = build_report(args.results, args.commit)
+    _dump(args.json, report)
+    results_rel = os.path.relpath(args.results, os.path.dirname(os.path.abspath(args.markdown)))
+    with open(args.markdown, "w") as handle:
+        handle.write(render_markdown(report, results_rel))
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The GPU scenario's report writer (tests/gpu/gpu_report.py): recap parsing, verdicts, report."""
+
+import datetime
+import importlib.util
+import json
+import os
+import shutil
+
+import pytest
+
+from conftest import REPO_ROOT
+
+_SPEC = importlib.util.spec_from_file_location("gpu_report", os.path.join(REPO_ROOT, "tests", "gpu", "gpu_report.py"))
+gpu_report = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(gpu_report)
+
+# A real log from the GPU host (the CUDA-match run): one play, one recap line.
+RECORDED_LOG = os.path.join(REPO_ROOT, "tests", "gpu", "results", "h200", "run.log")
+
+
+def test_recap_of_a_recorded_run():
+    recap = gpu_report.parse_recap(open(RECORDED_LOG).read())
+    assert recap == {"hosts": ["localhost"], "ok": 4, "changed": 1, "unreachable": 0, "failed": 0}
+
+
+def test_recap_sums_hosts_and_keeps_the_last_recap_of_each():
+    log = (
+        "PLAY RECAP ***\nnode1 : ok=3 changed=2 unreachable=0 failed=0 skipped=0\n"
+        "PLAY RECAP ***\nnode1 : ok=5 changed=1 unreachable=0 failed=0 skipped=0\n"
+        "node2 : ok=5 changed=0 unreachable=0 failed=1 skipped=0\n"
+    )
+    assert gpu_report.parse_recap(log) == {"hosts": ["node1", "node2"], "ok": 10, "changed": 1,
+                                           "unreachable": 0, "failed": 1}
+
+
+def test_no_recap():
+    assert gpu_report.parse_recap("ERROR! the playbook could not be found") is None
+
+
+@pytest.mark.parametrize("step, rc, changed, passed, why", [
+    ("converge", 0, 12, True, ""),
+    ("idempotence", 0, 0, True, ""),
+    ("idempotence", 0, 1, False, "1 changed, 0 expected"),
+    ("check", 0, 3, False, "3 changed, 0 expected"),
+    ("check", 2, 0, False, "exit status 2"),
+])
+def test_step_verdict(step, rc, changed, passed, why):
+    recap = {"hosts": ["localhost"], "ok": 1, "changed": changed, "unreachable": 0, "failed": 0}
+    assert gpu_report.step_verdict(step, rc, recap) == (passed, why)
+
+
+def test_zero_change_step_without_recap_fails():
+    assert gpu_report.step_verdict("check", 0, None) == (False, "no PLAY RECAP in the log")
+
+
+def test_record_write_round_trip(tmp_path):
+    results = tmp_path / "h200"
+    results.mkdir()
+    shutil.copy(RECORDED_LOG, results / "converge.log")
+    (results / "check.log").write_text(open(RECORDED_LOG).read())
+    assert gpu_report.record_step(str(results), "converge", 0, 12.5)
+    assert not gpu_report.record_step(str(results), "check", 0, 3.0)  # the recorded log changed 1
+    (results / "apex.json").write_text(json.dumps({"build_seconds": 180.0, "cache_install_seconds": 2.5}))
+    (results / "negatives.json").write_text(json.dumps([{"case": "cuda mismatch", "failed_as_designed": True,
+                                                         "message": "torch.version.cuda is 13.0 | 12.4"}]))
+    (results / "roles-converge.json").write_text(json.dumps([{"name": "apex_build", "seconds": 181.2, "changed": 5}]))
+    now = datetime.datetime(2026, 12, 2, 18, 0, tzinfo=datetime.timezone.utc)
+    report = gpu_report.build_report(str(results), "abc1234", now=now)
+    assert report["apex"]["build_to_cache_ratio"] == 72.0
+    assert [s["step"] for s in report["steps"]] == ["converge", "check"]
+    assert report["passed"] is False  # check changed something
+    markdown = gpu_report.render_markdown(report, "results/h200")
+    assert "Covers commit `abc1234`; written 2026-12-02 18:00 UTC" in markdown
+    assert "| check | FAILED: 1 changed, 0 expected | 1 | 3.0 s |" in markdown
+    assert "| apex_build | ok | 5 | 181.2 s |" in markdown
+    assert "13.0 \\| 12.4" in markdown
+
+
+def test_write_command_exit_status(tmp_path):
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "converge.log").write_text(open(RECORDED_LOG).read())
+    assert gpu_report.main(["record", "--results", str(results), "--step", "converge", "--rc", "0", "--seconds", "1"]) == 0
+    args = ["write", "--results", str(results), "--commit", "c", "--markdown", str(tmp_path / "R.md"),
+            "--json", str(tmp_path / "r.json")]
+    assert gpu_report.main(args) == 0
+    (results / "negatives.json").write_text(json.dumps([{"case": "x", "failed_as_designed": False}]))
+    assert gpu_report.main(args) == 1
+    assert json.loads((tmp_path / "r.json").read_text())["passed"] is False
