@@ -17,7 +17,7 @@ TAMPERING = [
      ("gpu_validate", "Install the validation script")),
     ("the results directory opened to everyone",
      "chmod 0777 /var/lib/aistack/validation",
-     ("gpu_validate", "Create the results directory")),
+     ("gpu_validate", "Create the script and results directories")),
 ]
 
 
@@ -46,7 +46,7 @@ def test_drift_names_exactly_the_tampering_and_site_repairs_it(host, tmp_path):
     by_task = {r["task"]: r for r in changed}
     assert '+        "driver": null,' in by_task["Write the node manifest section provision"]["diff"][0]
     assert "-# local edit" in by_task["Install the validation script"]["diff"][0]
-    assert '"mode": "0777"' in by_task["Create the results directory"]["diff"][0]
+    assert '"mode": "0777"' in by_task["Create the script and results directories"]["diff"][0]
     for _what, _command, (role, task) in TAMPERING:
         assert "    %s : %s" % (role, task) in proc.stdout
 

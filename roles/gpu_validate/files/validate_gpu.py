@@ -218,6 +218,11 @@ def _free_port():
         return sock.getsockname()[1]
 
 
+def _nccl_version(torch):
+    version = torch.cuda.nccl.version()  # a tuple in current torch, an int in older ones
+    return ".".join(str(part) for part in version) if isinstance(version, tuple) else str(version)
+
+
 def nccl_allreduce(torch, world_size, args):
     import torch.multiprocessing as mp
 
@@ -233,7 +238,7 @@ def nccl_allreduce(torch, world_size, args):
     finally:
         os.unlink(out_path)
     figures.update(status="measured", world_size=world_size, backend="nccl",
-                   nccl_version=".".join(str(p) for p in torch.cuda.nccl.version()),
+                   nccl_version=_nccl_version(torch),
                    env=dict(MULTICAST_OFF_ENV))
     return figures
 
@@ -255,6 +260,15 @@ def measure(args):
         result.update(status="skipped", reason="no GPU")
         return result
 
+    try:
+        result.update(measure_gpus(torch, args))
+    except Exception as exc:  # pylint: disable=broad-except  # any failure is the node's verdict, recorded
+        result.update(status="error", reason="measuring failed: %s: %s" % (type(exc).__name__, exc))
+    return result
+
+
+def measure_gpus(torch, args):
+    result = {}
     started = time.perf_counter()
     torch.backends.cuda.matmul.allow_tf32 = False
     gpus = []

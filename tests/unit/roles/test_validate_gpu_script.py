@@ -87,3 +87,21 @@ def test_boolean_options(text, value):
 def test_a_bad_boolean_is_refused():
     with pytest.raises(SystemExit):
         load_script().parse_args(["--json", "x", "--persistent-workers", "maybe"])
+
+
+def test_a_failure_while_measuring_is_recorded_as_an_error(tmp_path, monkeypatch):
+    def broken(_index):
+        raise RuntimeError("CUDA error: uncorrectable ECC error encountered")
+
+    fake_torch = types.ModuleType("torch")
+    fake_torch.__version__ = "2.11.0+cu130"
+    fake_torch.version = types.SimpleNamespace(cuda="13.0")
+    fake_torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleNamespace()))
+    fake_torch.device = lambda kind, index: (kind, index)
+    fake_torch.cuda = types.SimpleNamespace(is_available=lambda: True, device_count=lambda: 1, get_device_name=broken)
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    out = tmp_path / "figures.json"
+    assert load_script().main(["--json", str(out)]) == 1
+    figures = json.loads(out.read_text())
+    assert figures["status"] == "error"
+    assert figures["reason"] == "measuring failed: RuntimeError: CUDA error: uncorrectable ECC error encountered"
