@@ -513,6 +513,14 @@ def _check_flavour(facts):
     return findings
 
 
+def driver_policy_findings(driver_version, flavour, gpus):
+    """The branch and kernel module flavour rules for a driver ``driver_version`` with the
+    ``flavour`` module on ``gpus``: what the nvidia_driver role checks before it installs or
+    adopts a driver, with the same findings ``evaluate()`` reports for a running one."""
+    facts = {"driver": {"version": driver_version, "kernel_module_flavour": flavour}, "gpus": gpus}
+    return _check_driver_branch(facts) + _check_flavour(facts)
+
+
 def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=None):
     """Run every rule. Returns ``{"findings": [...], "verdict": "ok"|"warning"|"error"}``.
 

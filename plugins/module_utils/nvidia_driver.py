@@ -1,0 +1,420 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Decisions of the nvidia_driver role, as pure functions (no I/O): every rule is a unit test.
+
+- ``plan_install()``: which packages, module stream, pin, holds and kernel headers a node gets
+  for a requested source, branch, exact version and kernel module flavour, given its OS and
+  the GPUs that ``gpu_facts`` found. The flavour rules (open module required for Blackwell and
+  Grace Hopper, proprietary for Maxwell/Pascal/Volta, open by default for Turing and newer from
+  R560) and branch rules come from ``cuda_checks`` so they are written once.
+- ``resolve_mode()``: install, adopt, or refuse, from what is on the node.
+- ``adopt_report()``: the policy check of a driver this role did not install.
+- ``parse_secure_boot()`` and ``parse_dkms_status()``: the node's Secure Boot state and DKMS
+  registrations, from ``mokutil --sb-state``/efivars and ``dkms status``.
+
+Every problem names the variable that decides it. Versions compare as integer tuples.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import re
+
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+    driver_policy_findings,
+    gpu_generation,
+)
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
+    DRIVER_BRANCHES,
+    KERNEL_MODULE_FLAVOR,
+)
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+
+SOURCES = ("auto", "distro", "nvidia")
+FLAVOURS = ("auto", "open", "proprietary")
+MODES = ("auto", "install", "adopt")
+
+# Operating systems and what they offer: the default source, NVIDIA's repository folder
+# (https://developer.download.nvidia.com/compute/cuda/repos/<folder>/<arch>/), and for Debian
+# the one driver branch its archive carries (bookworm non-free: 535.x).
+PLATFORMS = {
+    ("Ubuntu", "22.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2204"},
+    ("Ubuntu", "24.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2404"},
+    ("Debian", "12"): {"family": "debian", "default_source": "distro", "nvidia_repo": "debian12", "archive_branch": 535},
+    ("RedHat", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
+    ("RedHat", "9"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel9"},
+    ("Rocky", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
+    ("Rocky", "9"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel9"},
+}
+NVIDIA_REPO_ARCH = {"x86_64": "x86_64", "aarch64": "sbsa"}
+
+# The branch used when none is asked for: R580, the long-term support branch (support until
+# 2028-06) and the last one that drives Maxwell, Pascal and Volta as well as Blackwell.
+DEFAULT_BRANCH = 580
+KNOWN_BRANCHES = sorted(int(key[1:]) for key in DRIVER_BRANCHES if re.match(r"^R\d+$", key))
+OPEN_DEFAULT_FROM = int(KERNEL_MODULE_FLAVOR["open_default_from_branch"])
+
+# What a version pin matches and a hold covers, by package manager: every package of the
+# driver's userspace and kernel module, so that none can move under a loaded module.
+DRIVER_PACKAGE_PATTERN = {
+    "apt": r"^(nvidia-|libnvidia-|libcuda1|libnvcuvid1|libnvoptix1|firmware-nvidia-gsp|cuda-drivers|xserver-xorg-video-nvidia|linux-modules-nvidia-)",
+    "dnf": r"^(nvidia-|kmod-nvidia|libnvidia-|cuda-drivers|xorg-x11-drv-nvidia)",
+}
+# Packages of the distro's driver whose version follows their own release, not the driver's
+# (Debian 12: nvidia-persistenced 535.171.04 beside the 535.309.01 driver): installed, held, never pinned.
+UNPINNED = ("nvidia-persistenced",)
+# The module name `dkms status` shows for each package source.
+DKMS_MODULE = {
+    ("debian", "distro", "proprietary"): "nvidia-current",
+    ("debian", "distro", "open"): "nvidia-current-open",
+}
+
+
+class _Request(object):
+    def __init__(self, source, branch, version, flavour, precompiled, ubuntu_server):
+        self.source = source
+        self.branch = branch
+        self.version = version
+        self.flavour = flavour
+        self.precompiled = precompiled
+        self.ubuntu_server = ubuntu_server
+
+
+def _digits(value):
+    return value is not None and re.match(r"^\d+$", str(value)) is not None
+
+
+def _check_request(request, platform, problems):
+    """Validate branch and version; return the branch as an int (None when unusable)."""
+    branch = request.branch
+    if branch not in (None, "") and not _digits(branch):
+        problems.append("nvidia_driver_branch: %r is not a driver branch; expected digits such as \"580\"" % (branch,))
+        return None
+    if request.version not in (None, ""):
+        try:
+            version = version_tuple(request.version)
+        except ValueError:
+            problems.append("nvidia_driver_version: %r is not a driver version; expected dotted digits such as \"580.95.05\""
+                            % (request.version,))
+            return None
+        if len(version) < 2:
+            problems.append("nvidia_driver_version: %r is not an exact version; expected at least branch.minor" % (request.version,))
+            return None
+        if branch not in (None, "") and version[0] != int(branch):
+            problems.append("nvidia_driver_version: %s is not on nvidia_driver_branch %s" % (request.version, branch))
+            return None
+        branch = version[0]
+    if branch in (None, ""):
+        branch = platform.get("archive_branch", DEFAULT_BRANCH) if request.source == "distro" else DEFAULT_BRANCH
+    branch = int(branch)
+    if branch not in KNOWN_BRANCHES:
+        problems.append("nvidia_driver_branch: %d is not a known driver branch; known: %s"
+                        % (branch, ", ".join(str(known) for known in KNOWN_BRANCHES)))
+        return None
+    archive = platform.get("archive_branch")
+    if request.source == "distro" and archive and branch != archive:
+        problems.append("nvidia_driver_branch: %d is not in the distribution's archive, which carries only branch %d; "
+                        "use nvidia_driver_source: nvidia for other branches" % (branch, archive))
+        return None
+    return branch
+
+
+def _error_findings(branch_version, flavour, gpus):
+    return [item for item in driver_policy_findings(branch_version, flavour, gpus) if item["severity"] == "error"]
+
+
+def choose_flavour(requested, branch, gpus):
+    """``(flavour, reason, problems)`` for ``requested`` (auto, open, proprietary) on these GPUs and branch."""
+    branch_version = "%d.0" % branch
+    if requested != "auto":
+        errors = _error_findings(branch_version, requested, gpus)
+        problems = ["nvidia_driver_flavour: %s is impossible here: %s" % (requested, item["message"]) for item in errors]
+        return requested, "requested (nvidia_driver_flavour)", problems
+    possible = [flavour for flavour in ("open", "proprietary") if not _error_findings(branch_version, flavour, gpus)]
+    if not possible:
+        return None, None, ["nvidia_driver_flavour: no kernel module flavour drives all these GPUs (%s): the open module "
+                            "needs compute capability %s+ and Blackwell/Grace Hopper need it; split them across nodes"
+                            % (", ".join(_gpu_names(gpus)), KERNEL_MODULE_FLAVOR["open_min_cc"])]
+    if len(possible) == 1:
+        return possible[0], "required by the GPUs (%s)" % ", ".join(_gpu_names(gpus)), []
+    if branch >= OPEN_DEFAULT_FROM:
+        return "open", "default from branch %d on" % OPEN_DEFAULT_FROM, []
+    return "proprietary", "default before branch %d" % OPEN_DEFAULT_FROM, []
+
+
+def _gpu_names(gpus):
+    return ["%s (%s)" % (gpu.get("name") or gpu.get("pci_bus_id"), gpu_generation(gpu) or "unknown generation") for gpu in gpus]
+
+
+def _ubuntu_distro(request, branch, flavour):
+    suffix = "%d%s%s" % (branch, "-server" if request.ubuntu_server else "", "-open" if flavour == "open" else "")
+    utils = "nvidia-utils-%d%s" % (branch, "-server" if request.ubuntu_server else "")
+    if request.precompiled:
+        # Canonical's signed prebuilt modules for the generic kernel; no DKMS build.
+        return ["nvidia-headless-no-dkms-%s" % suffix, "linux-modules-nvidia-%s-generic" % suffix, utils], None
+    return ["nvidia-headless-%s" % suffix, utils], "nvidia"
+
+
+def _debian_distro(request, branch, flavour):
+    kernel = "nvidia-open-kernel-dkms" if flavour == "open" else "nvidia-kernel-dkms"
+    return [kernel, "nvidia-smi", "libcuda1", "nvidia-persistenced"], DKMS_MODULE[("debian", "distro", flavour)]
+
+
+def _nvidia_apt(request, branch, flavour):
+    return ["nvidia-open-%d" % branch if flavour == "open" else "cuda-drivers-%d" % branch], "nvidia"
+
+
+def _el_stream(request, branch, flavour):
+    if request.precompiled:
+        return "%d" % branch
+    return "%d-open" % branch if flavour == "open" else "%d-dkms" % branch
+
+
+def plan_install(distribution, os_version, architecture, source="auto", branch=None, version=None, flavour="auto",
+                 gpus=None, kernels=None, precompiled=False, ubuntu_server=True):
+    """The install plan for a node, or its problems.
+
+    ``distribution``/``os_version``: ``ansible_facts.distribution`` and ``distribution_version``
+    (the major version is enough outside Ubuntu). Returns a dict with ``problems`` (empty when
+    the plan is usable) and, when usable: ``family``, ``package_manager``, ``source``,
+    ``branch``, ``version``, ``flavour``, ``flavour_reason``, ``build`` (dkms or precompiled),
+    ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``version_package``
+    (whose installed version is the driver's), ``pin_version``,
+    ``dnf_module``, ``hold_pattern``, ``headers``, ``nvidia_repo``, ``signed_modules``, and
+    ``warnings`` (rules whose table entry is unconfirmed: reported, never fatal).
+    """
+    gpus = list(gpus or [])
+    problems = []
+    key = (distribution, os_version if distribution == "Ubuntu" else str(os_version).split(".")[0])
+    platform = PLATFORMS.get(key)
+    if platform is None:
+        return {"problems": ["unsupported OS %s %s for nvidia_driver; supported: %s" % (
+            key[0], key[1], ", ".join("%s %s" % item for item in sorted(PLATFORMS)))]}
+    if source not in SOURCES:
+        problems.append("nvidia_driver_source: %r; expected one of %s" % (source, ", ".join(SOURCES)))
+    if flavour not in FLAVOURS:
+        problems.append("nvidia_driver_flavour: %r; expected one of %s" % (flavour, ", ".join(FLAVOURS)))
+    if architecture not in NVIDIA_REPO_ARCH:
+        problems.append("unsupported architecture %s; supported: %s" % (architecture, ", ".join(sorted(NVIDIA_REPO_ARCH))))
+    if problems:
+        return {"problems": problems}
+    family = platform["family"]
+    source = platform["default_source"] if source == "auto" else source
+    if family == "el" and source == "distro":
+        problems.append("nvidia_driver_source: distro is not available on %s %s, whose archive has no NVIDIA driver; "
+                        "use nvidia (NVIDIA's CUDA repository)" % key)
+    if precompiled and not ((family == "ubuntu" and source == "distro") or family == "el"):
+        problems.append("nvidia_driver_precompiled: no precompiled modules from %s on %s %s; they exist in Ubuntu's archive "
+                        "and NVIDIA's EL repository" % (source, key[0], key[1]))
+    request = _Request(source, branch, version, flavour, precompiled, ubuntu_server)
+    number = _check_request(request, platform, problems)
+    if problems or number is None:
+        return {"problems": problems}
+    chosen, reason, flavour_problems = choose_flavour(flavour, number, gpus)
+    if flavour_problems:
+        return {"problems": flavour_problems}
+    if precompiled and family == "el" and flavour == "auto" and chosen == "open" and not _error_findings("%d.0" % number, "proprietary", gpus):
+        chosen, reason = "proprietary", "NVIDIA's EL precompiled streams carry only the proprietary module (nvidia_driver_precompiled)"
+    if precompiled and family == "el" and chosen == "open":
+        return {"problems": ["nvidia_driver_precompiled: NVIDIA's EL precompiled streams carry only the proprietary module, "
+                             "and these GPUs/this request need the open one (nvidia_driver_flavour)"]}
+
+    exact = version or None
+    dnf_module = None
+    if family == "el":
+        dnf_module = "nvidia-driver:%s" % _el_stream(request, number, chosen)
+        packages = ["@%s" % dnf_module]
+        dkms_module = None if precompiled else "nvidia"
+        install_names = list(packages) if not exact else ["nvidia-driver-%s" % exact, "@%s" % dnf_module]
+        package_manager = "dnf"
+    else:
+        builder = {("ubuntu", "distro"): _ubuntu_distro, ("debian", "distro"): _debian_distro}.get((family, source), _nvidia_apt)
+        packages, dkms_module = builder(request, number, chosen)
+        install_names = ["%s=%s*" % (name, exact) if exact and name not in UNPINNED else name for name in packages]
+        package_manager = "apt"
+    headers = sorted(set(("kernel-devel-%s" if family == "el" else "linux-headers-%s") % kernel for kernel in kernels or []))
+    warnings = [item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
+    return {
+        "problems": [],
+        "warnings": warnings,
+        "family": family,
+        "package_manager": package_manager,
+        "source": source,
+        "branch": number,
+        "version": exact,
+        "flavour": chosen,
+        "flavour_reason": reason,
+        "build": "precompiled" if precompiled else "dkms",
+        "dkms_module": dkms_module,
+        "packages": packages,
+        "install_names": install_names,
+        "version_package": "nvidia-driver" if family == "el" else packages[0],
+        "pin_version": "%s*" % exact if exact else "%d.*" % number,
+        "dnf_module": dnf_module,
+        "hold_pattern": DRIVER_PACKAGE_PATTERN[package_manager],
+        "headers": [] if precompiled else headers,
+        "nvidia_repo": "%s/%s" % (platform["nvidia_repo"], NVIDIA_REPO_ARCH[architecture]),
+        # Only Canonical's prebuilt modules are signed by a key that shim trusts out of the box.
+        "signed_modules": bool(precompiled and family == "ubuntu"),
+    }
+
+
+# ---------------------------------------------------------------------------
+# What is on the node: mode, adopt policy
+# ---------------------------------------------------------------------------
+
+
+def resolve_mode(requested, gpu, managed, owners, takeover=False):
+    """``{"mode", "reason", "problems"}``: what the role does with this node.
+
+    ``gpu``: ``ansible_facts.aistack_gpu``; ``managed``: the role's record of its own install
+    (a dict) or None; ``owners``: packages that own the driver's files (``libnvidia-ml.so.1``,
+    ``nvidia-smi``), empty when a runfile or a mounted image brought them; ``takeover``: the
+    user allows install mode to replace a package-managed driver it did not install.
+    """
+    if requested not in MODES:
+        return {"mode": None, "reason": None, "problems": ["nvidia_driver_mode: %r; expected one of %s" % (requested, ", ".join(MODES))]}
+    driver = (gpu or {}).get("driver") or {}
+    found = driver.get("version")
+    working = (gpu or {}).get("state") == "ok"
+    present = bool(found or owners)
+    automatic = requested == "auto"
+    if automatic:
+        if managed:
+            return {"mode": "install", "reason": "installed by this role (%s)" % managed.get("version", managed.get("branch")), "problems": []}
+        if working:
+            return {"mode": "adopt", "reason": "a working driver %s is present and was not installed by this role" % found, "problems": []}
+        requested = "install"
+    if requested == "adopt":
+        if not working:
+            return {"mode": "adopt", "reason": None, "problems": [
+                "nvidia_driver_mode: adopt needs a working driver, and the GPU state is %s (%s)" % (
+                    (gpu or {}).get("state"), "; ".join((gpu or {}).get("messages") or []) or "no message")]}
+        return {"mode": "adopt", "reason": "requested (nvidia_driver_mode)", "problems": []}
+    if present and not managed:
+        what = "driver %s" % found if found else "driver packages"
+        if not owners:
+            return {"mode": "install", "reason": None, "problems": [
+                "nvidia_driver_mode: install refuses to touch the %s, which no package owns (a runfile install or a "
+                "mounted image) and this role did not install; use nvidia_driver_mode: adopt to verify it" % what]}
+        if not takeover:
+            return {"mode": "install", "reason": None, "problems": [
+                "nvidia_driver_mode: install refuses to touch the %s from %s, which this role did not install; use "
+                "nvidia_driver_mode: adopt to verify it, or nvidia_driver_takeover: true to let the role manage those "
+                "packages" % (what, ", ".join(sorted(owners)))]}
+        return {"mode": "install", "reason": "taking over %s (nvidia_driver_takeover)" % ", ".join(sorted(owners)), "problems": []}
+    if managed:
+        return {"mode": "install", "reason": "installed by this role", "problems": []}
+    return {"mode": "install", "reason": "no driver on the node" if automatic else "requested (nvidia_driver_mode)", "problems": []}
+
+
+def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
+    """Check a driver this role did not install against the policy; never changes anything.
+
+    Returns ``{"report": {...}, "problems": [...]}``; the report holds what the node runs.
+    """
+    driver = (gpu or {}).get("driver") or {}
+    version = driver.get("version")
+    loaded_flavour = driver.get("kernel_module_flavour")
+    gpus = (gpu or {}).get("gpus") or []
+    problems = []
+    if branch not in (None, "") and (not _digits(branch) or version_tuple(version)[0] != int(branch)):
+        problems.append("nvidia_driver_branch: the node runs driver %s, not branch %s" % (version, branch))
+    if min_version not in (None, ""):
+        try:
+            if version_tuple(version) < version_tuple(min_version):
+                problems.append("nvidia_driver_min_version: the node runs driver %s, older than %s" % (version, min_version))
+        except ValueError:
+            problems.append("nvidia_driver_min_version: %r is not a driver version; expected dotted digits" % (min_version,))
+    if flavour not in FLAVOURS:
+        problems.append("nvidia_driver_flavour: %r; expected one of %s" % (flavour, ", ".join(FLAVOURS)))
+    elif flavour != "auto" and loaded_flavour != flavour:
+        problems.append("nvidia_driver_flavour: the node runs the %s kernel module, not %s" % (loaded_flavour, flavour))
+    for item in driver_policy_findings(version, loaded_flavour, gpus):
+        if item["severity"] == "error":
+            problems.append("%s (%s)" % (item["message"], item["fix"]))
+    report = {
+        "mode": "adopt",
+        "managed": False,
+        "owners": sorted(owners),
+        "version": version,
+        "branch": version_tuple(version)[0] if version else None,
+        "flavour": loaded_flavour,
+        "loaded_version": driver.get("loaded_version"),
+        "userspace_version": driver.get("userspace_version"),
+        "cuda_version": driver.get("cuda_version"),
+        "gpus": [{"name": item.get("name"), "compute_capability": item.get("compute_capability"),
+                  "generation": gpu_generation(item)} for item in gpus],
+        "reboot_needed": bool(driver.get("mismatch")),
+    }
+    return {"report": report, "problems": problems}
+
+
+def reboot_needed(gpu, module_changed, record, boot_id, installed_version=None):
+    """True after a kernel module change not yet followed by a reboot, or when the loaded module
+    differs from the installed userspace (NVML's mismatch, or the installed package's version).
+    ``record``: the role's install record, whose ``module_changed_boot`` is the boot during
+    which the module last changed."""
+    driver = (gpu or {}).get("driver") or {}
+    if module_changed or driver.get("mismatch"):
+        return True
+    loaded = driver.get("loaded_version")
+    if loaded and installed_version and version_tuple(loaded) != version_tuple(installed_version):
+        return True
+    return bool(record and record.get("module_changed_boot") == boot_id)
+
+
+def package_driver_version(package_version):
+    """The driver version in a package version: ``535.309.01-0+deb12u1`` -> ``535.309.01``,
+    ``3:580.95.05-1.el9`` -> ``580.95.05``; None when there is none."""
+    match = re.match(r"^(?:\d+:)?(\d+\.\d+(?:\.\d+)?)", package_version or "")
+    return match.group(1) if match else None
+
+
+# ---------------------------------------------------------------------------
+# Parsers of node outputs
+# ---------------------------------------------------------------------------
+
+_SB_STATE = re.compile(r"SecureBoot\s+(enabled|disabled)", re.IGNORECASE)
+
+
+def parse_secure_boot(mokutil_output=None, efivar_bytes=None):
+    """``"enabled"``, ``"disabled"`` or ``"unsupported"`` (no EFI) from ``mokutil --sb-state``
+    or, without mokutil, the bytes of the ``SecureBoot-8be4df61-...`` efivar (4 attribute bytes
+    then the value)."""
+    if mokutil_output:
+        match = _SB_STATE.search(mokutil_output)
+        if match:
+            return match.group(1).lower()
+        if "not supported" in mokutil_output.lower() or "doesn't support" in mokutil_output.lower():
+            return "unsupported"
+    if efivar_bytes:
+        return "enabled" if bytearray(efivar_bytes)[-1] == 1 else "disabled"
+    return "unsupported"
+
+
+_DKMS_LINE = re.compile(r"^(?P<module>[^/,\s]+)[/,]\s*(?P<version>[^,:\s]+)(?:,\s*(?P<kernel>[^,:\s]+)(?:,\s*(?P<arch>[^:\s]+))?)?:\s*(?P<state>\w+)")
+
+
+def parse_dkms_status(text):
+    """``dkms status`` lines (dkms 2.x ``mod, ver, ...`` and 3.x ``mod/ver, ...``) as dicts of
+    module, version, kernel, arch, state (added, built, installed)."""
+    entries = []
+    for line in (text or "").splitlines():
+        match = _DKMS_LINE.match(line.strip())
+        if match:
+            entries.append(match.groupdict())
+    return entries
+
+
+def dkms_problems(entries, module, kernels):
+    """Problems when ``module`` is not registered, or not installed for one of ``kernels``."""
+    mine = [entry for entry in entries if entry["module"] == module]
+    if not mine:
+        return ["dkms: module %s is not registered (dkms status lists: %s)" % (
+            module, ", ".join(sorted(set(entry["module"] for entry in entries))) or "nothing")]
+    installed = set(entry["kernel"] for entry in mine if entry["state"] == "installed")
+    return ["dkms: module %s is not installed for kernel %s; install linux-headers/kernel-devel for it and run "
+            "dkms autoinstall -k %s" % (module, kernel, kernel) for kernel in kernels if kernel not in installed]

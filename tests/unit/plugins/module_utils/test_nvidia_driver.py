@@ -1,0 +1,268 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from conftest import read_h200, read_public
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
+    adopt_report,
+    dkms_problems,
+    package_driver_version,
+    parse_dkms_status,
+    parse_secure_boot,
+    plan_install,
+    reboot_needed,
+    resolve_mode,
+)
+
+# One GPU of each generation, as gpu_facts reports them.
+V100 = {"name": "Tesla V100-SXM2-16GB", "compute_capability": "7.0"}
+P100 = {"name": "Tesla P100-PCIE-16GB", "compute_capability": "6.0"}
+T4 = {"name": "Tesla T4", "compute_capability": "7.5"}
+A100 = {"name": "NVIDIA A100-SXM4-80GB", "compute_capability": "8.0"}
+H200 = {"name": "NVIDIA H200", "compute_capability": "9.0"}
+GH200 = {"name": "NVIDIA GH200 480GB", "compute_capability": "9.0"}
+B200 = {"name": "NVIDIA B200", "compute_capability": "10.0"}
+RTX5090 = {"name": "NVIDIA GeForce RTX 5090", "compute_capability": "12.0"}
+
+UBUNTU = ("Ubuntu", "24.04", "x86_64")
+DEBIAN = ("Debian", "12.11", "x86_64")
+ROCKY = ("Rocky", "9.6", "x86_64")
+
+
+def plan(os_=UBUNTU, **kwargs):
+    return plan_install(*os_, **kwargs)
+
+
+@pytest.fixture
+def h200():
+    """aistack_gpu as gpu_facts reports the H200 host, assembled from its recorded outputs."""
+    (row,) = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
+    module = gpu_probe.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt"))
+    banner = gpu_probe.parse_smi_banner(read_h200("nvidia-smi.txt"))
+    return {
+        "state": "ok", "source": "nvidia-smi", "gpu_count": 1,
+        "gpus": [{"index": 0, "name": row["name"], "compute_capability": row["compute_cap"], "pci_bus_id": row["pci.bus_id"]}],
+        "driver": {"version": module["version"], "kernel_module_flavour": module["flavour"], "cuda_version": banner["cuda_version"],
+                   "loaded_version": module["version"], "userspace_version": banner["driver_version"], "mismatch": False},
+        "messages": [],
+    }
+
+
+# --- package selection across families, branches, flavours and GPU generations ----------------
+
+@pytest.mark.parametrize("gpus, branch, expected", [
+    ([H200], "580", "nvidia-headless-580-server-open"),        # Hopper on >=560: open by default
+    ([H200], "535", "nvidia-headless-535-server"),             # Hopper before 560: proprietary default
+    ([T4], "570", "nvidia-headless-570-server-open"),          # Turing is Turing+
+    ([A100], "580", "nvidia-headless-580-server-open"),
+    ([V100], "580", "nvidia-headless-580-server"),             # Volta: proprietary required
+    ([P100], "535", "nvidia-headless-535-server"),
+    ([B200], "580", "nvidia-headless-580-server-open"),        # Blackwell: open required
+    ([GH200], "535", "nvidia-headless-535-server-open"),       # Grace Hopper: open even before 560
+    ([], "580", "nvidia-headless-580-server-open"),            # no GPU seen: the branch's default
+    ([], "535", "nvidia-headless-535-server"),
+])
+def test_ubuntu_canonical_flavour_by_generation(gpus, branch, expected):
+    result = plan(branch=branch, gpus=gpus)
+    assert result["problems"] == []
+    assert result["packages"] == [expected, "nvidia-utils-%s-server" % branch]
+    assert result["pin_version"] == "%s.*" % branch and result["build"] == "dkms" and result["dkms_module"] == "nvidia"
+
+
+def test_ubuntu_desktop_packages_and_precompiled_signed_modules():
+    assert plan(branch="580", gpus=[RTX5090], ubuntu_server=False)["packages"] == ["nvidia-headless-580-open", "nvidia-utils-580"]
+    result = plan(("Ubuntu", "22.04", "x86_64"), branch="580", gpus=[H200], precompiled=True, kernels=["6.8.0-85-generic"])
+    assert result["packages"] == ["nvidia-headless-no-dkms-580-server-open", "linux-modules-nvidia-580-server-open-generic",
+                                  "nvidia-utils-580-server"]
+    assert result["signed_modules"] is True and result["headers"] == [] and result["dkms_module"] is None
+
+
+def test_ubuntu_nvidia_repository_and_exact_version():
+    result = plan(source="nvidia", version="580.95.05", gpus=[H200], kernels=["6.8.0-85-generic", "6.8.0-90-generic"])
+    assert result["branch"] == 580 and result["packages"] == ["nvidia-open-580"]
+    assert result["install_names"] == ["nvidia-open-580=580.95.05*"] and result["pin_version"] == "580.95.05*"
+    assert result["nvidia_repo"] == "ubuntu2404/x86_64"
+    assert result["headers"] == ["linux-headers-6.8.0-85-generic", "linux-headers-6.8.0-90-generic"]
+    proprietary = plan(source="nvidia", branch="580", gpus=[V100])
+    assert proprietary["packages"] == ["cuda-drivers-580"] and proprietary["flavour"] == "proprietary"
+
+
+def test_debian_archive_packages_with_exact_version():
+    result = plan(DEBIAN, version="535.309.01", kernels=["6.1.0-37-amd64"])
+    assert result["problems"] == [] and result["source"] == "distro" and result["branch"] == 535
+    assert result["flavour"] == "proprietary" and result["dkms_module"] == "nvidia-current"
+    assert result["install_names"] == ["nvidia-kernel-dkms=535.309.01*", "nvidia-smi=535.309.01*", "libcuda1=535.309.01*",
+                                       "nvidia-persistenced"]
+    assert result["headers"] == ["linux-headers-6.1.0-37-amd64"]
+    assert plan(DEBIAN, flavour="open")["packages"][0] == "nvidia-open-kernel-dkms"
+    assert plan(DEBIAN, flavour="open")["dkms_module"] == "nvidia-current-open"
+    assert plan(DEBIAN, source="nvidia", gpus=[H200])["packages"] == ["nvidia-open-580"]
+    assert plan(DEBIAN, source="nvidia")["nvidia_repo"] == "debian12/x86_64"
+
+
+@pytest.mark.parametrize("os_, kwargs, stream", [
+    (ROCKY, {"branch": "580", "gpus": [H200]}, "580-open"),
+    (ROCKY, {"branch": "580", "gpus": [V100]}, "580-dkms"),
+    (ROCKY, {"branch": "580", "gpus": [V100], "precompiled": True}, "580"),
+    (ROCKY, {"branch": "580", "gpus": [A100], "precompiled": True}, "580"),   # auto picks what precompiled offers
+    (("RedHat", "8.10", "aarch64"), {"branch": "535", "gpus": [H200]}, "535-dkms"),
+])
+def test_el_module_streams(os_, kwargs, stream):
+    result = plan(os_, kernels=["5.14.0-570.el9.x86_64"], **kwargs)
+    assert result["problems"] == [] and result["package_manager"] == "dnf"
+    assert result["dnf_module"] == "nvidia-driver:" + stream and result["packages"] == ["@nvidia-driver:" + stream]
+    assert result["headers"] == ([] if kwargs.get("precompiled") else ["kernel-devel-5.14.0-570.el9.x86_64"])
+
+
+def test_el_exact_version_and_arm_repository():
+    result = plan(("RedHat", "9.4", "aarch64"), version="580.95.05", gpus=[GH200])
+    assert result["install_names"] == ["nvidia-driver-580.95.05", "@nvidia-driver:580-open"]
+    assert result["nvidia_repo"] == "rhel9/sbsa" and result["signed_modules"] is False
+    assert result["version_package"] == "nvidia-driver" and result["hold_pattern"].startswith("^(nvidia-|kmod-nvidia")
+
+
+def test_versions_compare_as_integers_not_strings():
+    # A peer's string compare put "10" before "8"; here a branch 1000 > 580 > 99.
+    assert plan(version="580.159.04")["branch"] == 580
+    assert "not a known driver branch" in plan(branch="1000")["problems"][0]
+    assert "not a known driver branch" in plan(branch="99")["problems"][0]
+    # 580.9 is older than 580.10 for the adopt policy
+    facts = {"state": "ok", "driver": {"version": "580.10.01", "kernel_module_flavour": "open"}, "gpus": [H200]}
+    assert adopt_report(facts, min_version="580.9")["problems"] == []
+    assert "older than 580.100" in adopt_report(facts, min_version="580.100")["problems"][0]
+    assert plan(("RedHat", "10", "x86_64"))["problems"][0].startswith("unsupported OS RedHat 10")
+
+
+@pytest.mark.parametrize("kwargs, names", [
+    ({"gpus": [B200], "flavour": "proprietary"}, ["nvidia_driver_flavour: proprietary is impossible", "Blackwell"]),
+    ({"gpus": [GH200], "flavour": "proprietary"}, ["nvidia_driver_flavour", "Grace Hopper"]),
+    ({"gpus": [V100], "flavour": "open"}, ["nvidia_driver_flavour: open is impossible", "compute capability 7.5+"]),
+    ({"gpus": [V100, B200]}, ["no kernel module flavour drives all these GPUs", "Volta", "Blackwell"]),
+    ({"gpus": [V100], "branch": "595"}, ["no kernel module flavour", "Volta"]),   # R580 is the last branch for Volta
+    ({"branch": "58O"}, ["nvidia_driver_branch: '58O' is not a driver branch"]),
+    ({"branch": "565"}, ["nvidia_driver_branch: 565 is not a known driver branch"]),
+    ({"version": "580"}, ["nvidia_driver_version: '580' is not an exact version"]),
+    ({"version": "580.x"}, ["nvidia_driver_version: '580.x' is not a driver version"]),
+    ({"version": "570.195.03", "branch": "580"}, ["nvidia_driver_version: 570.195.03 is not on nvidia_driver_branch 580"]),
+    ({"source": "ppa"}, ["nvidia_driver_source: 'ppa'"]),
+    ({"flavour": "closed"}, ["nvidia_driver_flavour: 'closed'"]),
+])
+def test_impossible_requests_are_named(kwargs, names):
+    problems = plan(**kwargs)["problems"]
+    assert len(problems) == 1 and all(name in problems[0] for name in names), problems
+
+
+def test_platform_bound_refusals():
+    assert "carries only branch 535" in plan(DEBIAN, branch="580")["problems"][0]
+    assert "nvidia_driver_source: distro is not available on Rocky 9" in plan(ROCKY, source="distro")["problems"][0]
+    assert "nvidia_driver_precompiled" in plan(DEBIAN, precompiled=True)["problems"][0]
+    assert "proprietary module" in plan(ROCKY, gpus=[B200], precompiled=True)["problems"][0]
+    assert "unsupported architecture ppc64le" in plan(("Ubuntu", "24.04", "ppc64le"))["problems"][0]
+    # Debian's archive branch predates Blackwell; the table's R570 minimum is unconfirmed, so a warning.
+    debian_blackwell = plan(DEBIAN, gpus=[B200])
+    assert debian_blackwell["problems"] == [] and debian_blackwell["flavour"] == "open"
+    assert "Driver branch R535 predates Blackwell support" in debian_blackwell["warnings"][0]
+    assert plan(gpus=[B200])["warnings"] == []
+
+
+# --- mode: install, adopt, refuse -------------------------------------------------------------
+
+def test_h200_host_is_adopted_and_reports_the_recorded_facts(h200):
+    assert resolve_mode("auto", h200, None, [])["mode"] == "adopt"
+    result = adopt_report(h200, branch="580", min_version="580.95.05", flavour="open")
+    assert result["problems"] == []
+    report = result["report"]
+    recorded = read_h200("nvidia-smi-query-gpu.csv").splitlines()[1].split(", ")
+    assert report["version"] == recorded[3] == "580.159.04"
+    assert report["gpus"] == [{"name": recorded[1], "compute_capability": recorded[4], "generation": "Hopper"}]
+    assert report["flavour"] == "open" and "Open Kernel Module" in read_h200("proc-driver-nvidia-version.txt")
+    assert report["cuda_version"] == "13.0" and report["branch"] == 580
+    assert (report["managed"], report["owners"], report["reboot_needed"]) == (False, [], False)
+
+
+def test_h200_host_refuses_install(h200):
+    refused = resolve_mode("install", h200, None, [])
+    assert "install refuses to touch the driver 580.159.04, which no package owns" in refused["problems"][0]
+    # Even with takeover allowed: nothing can replace files no package owns.
+    assert resolve_mode("install", h200, None, [], takeover=True)["problems"]
+
+
+def test_adopt_policy_violations_on_h200(h200):
+    problems = adopt_report(h200, branch="595", min_version="590", flavour="proprietary")["problems"]
+    assert [problem.split(":")[0] for problem in problems] == ["nvidia_driver_branch", "nvidia_driver_min_version", "nvidia_driver_flavour"]
+
+
+def test_mode_resolution_matrix():
+    working = {"state": "ok", "driver": {"version": "580.95.05"}}
+    none = {"state": "no_gpu", "driver": {"version": None}}
+    broken = {"state": "gpu_no_driver", "driver": {"version": None}, "messages": ["nvidia-smi not found"]}
+    record = {"branch": 580, "version": None}
+    assert resolve_mode("auto", none, None, [])["mode"] == "install"
+    assert resolve_mode("auto", working, record, ["nvidia-open-580"]) == {"mode": "install", "reason": "installed by this role (None)", "problems": []}
+    assert resolve_mode("auto", working, None, ["nvidia-open-580"])["mode"] == "adopt"
+    assert "use nvidia_driver_mode: adopt" in resolve_mode("install", working, None, ["libnvidia-compute-580"])["problems"][0]
+    assert resolve_mode("install", working, None, ["libnvidia-compute-580"], takeover=True)["problems"] == []
+    assert "adopt needs a working driver, and the GPU state is gpu_no_driver (nvidia-smi not found)" in \
+        resolve_mode("adopt", broken, None, [])["problems"][0]
+    assert "refuses" in resolve_mode("auto", broken, None, ["nvidia-kernel-dkms"])["problems"][0]
+    assert "nvidia_driver_mode: 'verify'" in resolve_mode("verify", working, None, [])["problems"][0]
+
+
+def test_reboot_needed():
+    fresh = {"state": "no_gpu", "driver": {"mismatch": False}}
+    assert reboot_needed(fresh, True, None, "b1") is True
+    assert reboot_needed(fresh, False, {"module_changed_boot": "b1"}, "b1") is True     # same boot: still pending
+    assert reboot_needed(fresh, False, {"module_changed_boot": "b1"}, "b2") is False    # rebooted since
+    assert reboot_needed({"driver": {"mismatch": True}}, False, None, "b2") is True
+    loaded = {"driver": {"loaded_version": "580.95.05", "mismatch": False}}
+    assert reboot_needed(loaded, False, None, "b2", installed_version="580.105.08") is True
+    assert reboot_needed(loaded, False, None, "b2", installed_version="580.95.05") is False
+
+
+@pytest.mark.parametrize("package_version, driver", [
+    ("535.309.01-0+deb12u1", "535.309.01"), ("3:580.95.05-1.el9", "580.95.05"),
+    ("580.95.05-0ubuntu0.24.04.2", "580.95.05"), ("", None), (None, None),
+])
+def test_package_driver_version(package_version, driver):
+    assert package_driver_version(package_version) == driver
+
+
+# --- parsers -------------------------------------------------------------------------------------
+
+def test_secure_boot_states():
+    assert parse_secure_boot("SecureBoot enabled\n") == "enabled"
+    assert parse_secure_boot("SecureBoot disabled\nPlatform is in Setup Mode\n") == "disabled"
+    assert parse_secure_boot("EFI variables are not supported on this system\n") == "unsupported"
+    assert parse_secure_boot(None, b"\x06\x00\x00\x00\x01") == "enabled"
+    assert parse_secure_boot(None, b"\x06\x00\x00\x00\x00") == "disabled"
+    assert parse_secure_boot(None, None) == "unsupported"
+
+
+def test_dkms_status_registered_only_in_a_container():
+    entries = parse_dkms_status(read_public("dkms-status-debian12-container.txt"))
+    assert entries == [{"module": "nvidia-current", "version": "535.309.01", "kernel": None, "arch": None, "state": "added"}]
+    assert dkms_problems(entries, "nvidia-current", []) == []
+    assert dkms_problems(entries, "nvidia-current", ["6.1.0-37-amd64"]) == [
+        "dkms: module nvidia-current is not installed for kernel 6.1.0-37-amd64; install linux-headers/kernel-devel for it "
+        "and run dkms autoinstall -k 6.1.0-37-amd64"]
+    assert "not registered" in dkms_problems(entries, "nvidia", [])[0]
+
+
+def test_dkms_status_installed_for_each_kernel():
+    entries = parse_dkms_status(read_public("dkms-status-installed.txt"))
+    assert [(entry["module"], entry["version"], entry["kernel"], entry["state"]) for entry in entries] == [
+        ("nvidia", "570.172.08", "6.12.10-76061203-generic", "installed"),
+        ("nvidia", "570.172.08", "6.16.3-76061603-generic", "installed")]
+    assert dkms_problems(entries, "nvidia", ["6.12.10-76061203-generic", "6.16.3-76061603-generic"]) == []
+    assert "not installed for kernel 6.17.0-5-generic" in dkms_problems(entries, "nvidia", ["6.16.3-76061603-generic", "6.17.0-5-generic"])[0]
+
+
+def test_dkms_status_2x_format():
+    assert parse_dkms_status(read_public("dkms-status-2x.txt")) == [
+        {"module": "nvidia", "version": "460.91.03", "kernel": "5.11.0-36-generic", "arch": "x86_64", "state": "installed"}]
