@@ -30,3 +30,9 @@ def recap(stdout):
         if match:
             hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
     return hosts
+
+# The conda test bed (tests/conda): local channel, loopback mirrors, conda stand-in and installer.
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "conda"))
+from conda_testbed.pytest_plugin import conda_base, conda_channel_root, conda_installer, conda_mirror  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import

@@ -39,7 +39,7 @@ FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
 # clone alone runs every test; test_shared_copies.py proves they equal ../shared where it exists.
 SHARED = os.path.join(FIXTURES, "shared")
 SHARED_ORIGINAL = os.path.join(os.path.dirname(REPO_ROOT), "shared")
-SHARED_COPIES = ("fixtures/gpu-h200", "reference/cuda_compat_data.yml")
+SHARED_COPIES = ("fixtures/conda-26.7", "fixtures/gpu-h200", "reference/cuda_compat_data.yml")
 
 SHARED_H200 = os.path.join(SHARED, "fixtures", "gpu-h200")
 PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")

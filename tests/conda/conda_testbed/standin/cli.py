@@ -1,0 +1,1213 @@
+"""A ``conda`` stand-in on py-rattler: the subcommands the product calls, with conda 26.7's
+output shapes and exit codes (contract-tested against tests/unit/fixtures/shared/fixtures/conda-26.7).
+
+Test bed only: real conda cannot be installed on the project's machines. Behaviours kept on
+purpose because real conda has them: ``env create`` over an existing environment silently
+deletes and recreates it; ``nodefaults`` is a channel name like any other (and fails); the
+``pip:`` section runs as ``<prefix>/bin/python -m pip install -U -r <env.yml dir>/condaenv.*.requirements.txt``.
+Solving uses rattler's solver, so solutions may differ from conda's classic solver where several
+are valid; error messages are rebuilt in conda's words for the recorded cases.
+"""
+
+import argparse
+import asyncio
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+import yaml
+
+from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError
+
+CONDA_VERSION = "26.7.1"
+NOTHING_TO_DO = "All requested packages already installed."
+ANACONDA_ORG_HINT = ("To search for alternate channels that may provide the conda package you're\n"
+                     "looking for, navigate to\n\n    https://anaconda.org\n\nand use the search bar at the top of the page.\n")
+ACTIVATION_HINT = ("#\n# To activate this environment, use\n#\n#     $ conda activate %s\n#\n"
+                   "# To deactivate an active environment, use\n#\n#     $ conda deactivate\n\n")
+UNSAT_GUIDANCE = {
+    "cause": "Some requested packages have conflicting version constraints",
+    "hint_codes": ["review_conflicting_specs", "channel_priority_flexible", "check_pinned_packages", "update_conda"],
+    "hints": [
+        {"hint_code": "review_conflicting_specs",
+         "text": "Review the conflicting specifications above and adjust version ranges or package names."},
+        {"hint_code": "channel_priority_flexible",
+         "text": "Strict channel priority is enabled. Try flexible priority:\n      conda config --set channel_priority flexible"},
+        {"hint_code": "check_pinned_packages",
+         "text": "Check for pinned packages:\n      conda config --show pinned_packages"},
+        {"hint_code": "update_conda", "text": "Update conda and try again:\n      conda update conda"},
+    ],
+    "summary": "Conda could not find a compatible set of packages to satisfy the requested specifications.",
+}
+
+
+class CondaError(Exception):
+    """An error conda reports with ``exception_name`` and exit code 1."""
+
+    def __init__(self, name, message, **fields):
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.fields = fields
+
+    def as_json(self):
+        data = {"caused_by": "None", "error": "%s: %s" % (self.name, self.message), "exception_name": self.name,
+                "exception_type": getattr(self, "exception_type", "<class 'conda.exceptions.%s'>" % self.name),
+                "message": self.message}
+        data.update(self.fields)
+        return data
+
+
+# ---------------------------------------------------------------------------------------------
+# output helpers
+
+class Out:
+    def __init__(self, as_json, quiet=False):
+        self.json = as_json
+        self.quiet = quiet
+
+    def text(self, line=""):
+        if not self.json and not self.quiet:
+            sys.stdout.write(line + "\n")
+
+    def step(self, what, result="done"):
+        self.text("%s: ...working... %s" % (what, result))
+
+    def emit_json(self, data):
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=False))
+        sys.stdout.write("\n")
+
+
+def match_spec_text(spec):
+    """A MatchSpec the way conda prints it in errors: ``libfoo[version='>=2']``."""
+    from rattler import MatchSpec
+
+    parsed = MatchSpec(str(spec)) if not hasattr(spec, "name") else spec
+    name = parsed.name.normalized if parsed.name else str(spec)
+    version = str(parsed.version) if parsed.version else None
+    if not version:
+        return name
+    if version.endswith(".*") and not any(c in version for c in "<>,|!"):
+        return "%s=%s" % (name, version[:-2])
+    if version.startswith("==") and "," not in version:
+        return "%s%s" % (name, version)
+    return "%s[version='%s']" % (name, version)
+
+
+def entry(record, config):
+    base_url = str(record.channel).rstrip("/")
+    return {"base_url": base_url, "build_number": record.build_number, "build_string": str(record.build),
+            "channel": config.canonical_name(base_url), "dist_name": dist_name(record),
+            "name": record.name.normalized, "platform": record.subdir, "version": str(record.version)}
+
+
+def dist_name(record):
+    return "%s-%s-%s" % (record.name.normalized, record.version, record.build)
+
+
+def fetch_entry(record):
+    noarch = None
+    if record.noarch and (record.noarch.generic or record.noarch.python):
+        noarch = "generic" if record.noarch.generic else "python"
+    return {"name": record.name.normalized, "version": str(record.version), "build": str(record.build),
+            "build_number": record.build_number, "channel": str(record.channel).rstrip("/") + "/" + record.subdir,
+            "subdir": record.subdir, "fn": record.file_name, "md5": record.md5.hex() if record.md5 else None,
+            "url": record.url, "sha256": record.sha256.hex() if record.sha256 else None, "arch": record.arch,
+            "platform": record.platform, "depends": list(record.depends), "constrains": list(record.constrains),
+            "noarch": noarch, "license": record.license, "package_type": "noarch_%s" % noarch if noarch else None,
+            "timestamp": int(record.timestamp.timestamp() * 1000) if record.timestamp else None, "size": record.size}
+
+
+# ---------------------------------------------------------------------------------------------
+# prefixes, environments, history
+
+class Context:
+    def __init__(self, root):
+        self.root = root
+        self.config = Config(root)
+
+    @property
+    def environments_txt(self):
+        return os.path.expanduser("~/.conda/environments.txt")
+
+    def registered(self):
+        found = []
+        for envs_dir in self.config.envs_dirs:
+            if os.path.isdir(envs_dir):
+                for name in sorted(os.listdir(envs_dir)):
+                    path = os.path.join(envs_dir, name)
+                    if os.path.isdir(os.path.join(path, "conda-meta")) and path not in found:
+                        found.append(path)
+        if os.path.exists(self.environments_txt):
+            with open(self.environments_txt) as handle:
+                for line in handle:
+                    path = line.strip()
+                    if path and os.path.isdir(os.path.join(path, "conda-meta")) and path not in found and path != self.root:
+                        found.append(path)
+        return found + [self.root]
+
+    def register(self, prefix):
+        if os.path.dirname(prefix) in self.config.envs_dirs or prefix == self.root:
+            return
+        known = []
+        if os.path.exists(self.environments_txt):
+            with open(self.environments_txt) as handle:
+                known = [line.strip() for line in handle if line.strip()]
+        if prefix not in known:
+            os.makedirs(os.path.dirname(self.environments_txt), exist_ok=True)
+            with open(self.environments_txt, "a") as handle:
+                handle.write(prefix + "\n")
+
+    def unregister(self, prefix):
+        if os.path.exists(self.environments_txt):
+            with open(self.environments_txt) as handle:
+                known = [line.strip() for line in handle if line.strip() and line.strip() != prefix]
+            with open(self.environments_txt, "w") as handle:
+                handle.write("".join(k + "\n" for k in known))
+
+    def prefix_for(self, name=None, path=None, must_exist=False):
+        if path:
+            prefix = os.path.abspath(os.path.expanduser(path))
+        elif name in (None, "base"):
+            prefix = self.root if name == "base" or not name else None
+        else:
+            prefix = None
+            for envs_dir in self.config.envs_dirs:
+                candidate = os.path.join(envs_dir, name)
+                if os.path.isdir(os.path.join(candidate, "conda-meta")):
+                    prefix = candidate
+                    break
+            if prefix is None:
+                if must_exist:
+                    raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % os.path.join(
+                        self.config.envs_dirs[0], name), location=os.path.join(self.config.envs_dirs[0], name))
+                prefix = os.path.join(self.config.envs_dirs[0], name)
+        if prefix is None:
+            prefix = os.environ.get("CONDA_PREFIX") or self.root
+        if must_exist and not is_env(prefix):
+            raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % prefix, location=prefix)
+        return prefix
+
+    def env_details(self, prefix):
+        meta = os.path.join(prefix, "conda-meta")
+        history = os.path.join(meta, "history")
+
+        def stamp(path):
+            return datetime.datetime.fromtimestamp(os.stat(path).st_mtime, datetime.timezone.utc).isoformat() \
+                if os.path.exists(path) else None
+
+        return {"name": "base" if prefix == self.root else os.path.basename(prefix),
+                "created": None if prefix == self.root else stamp(os.path.join(meta, "created")),
+                "last_modified": stamp(history) or stamp(meta), "active": os.environ.get("CONDA_PREFIX") == prefix,
+                "base": prefix == self.root, "frozen": os.path.exists(os.path.join(meta, "frozen")),
+                "writable": os.access(prefix, os.W_OK)}
+
+    @property
+    def pkgs_dir(self):
+        return self.config.pkgs_dirs[0]
+
+
+def is_env(prefix):
+    return os.path.isdir(os.path.join(prefix, "conda-meta"))
+
+
+def installed_records(prefix):
+    from rattler import PrefixRecord
+
+    meta = os.path.join(prefix, "conda-meta")
+    if not os.path.isdir(meta):
+        return []
+    return [PrefixRecord.from_path(os.path.join(meta, n)) for n in sorted(os.listdir(meta)) if n.endswith(".json")]
+
+
+def history_specs(prefix):
+    """The requested specs as conda's history file records them: {name: spec}."""
+    from rattler import MatchSpec
+
+    specs = {}
+    path = os.path.join(prefix, "conda-meta", "history")
+    if not os.path.exists(path):
+        return specs
+    with open(path) as handle:
+        for line in handle:
+            for marker, add in (("# update specs: ", True), ("# remove specs: ", False), ("# neutered specs: ", None)):
+                if line.startswith(marker):
+                    for spec in yaml.safe_load(line[len(marker):]) or []:
+                        name = MatchSpec(spec).name.normalized
+                        if add:
+                            specs[name] = spec
+                        elif add is False:
+                            specs.pop(name, None)
+    return specs
+
+
+def write_history(prefix, argv, linked, unlinked, update_specs=(), remove_specs=()):
+    meta = os.path.join(prefix, "conda-meta")
+    os.makedirs(meta, exist_ok=True)
+    if not os.path.exists(os.path.join(meta, "created")):
+        open(os.path.join(meta, "created"), "w").close()
+    lines = ["==> %s <==" % time.strftime("%Y-%m-%d %H:%M:%S"), "# cmd: %s" % " ".join(argv),
+             "# conda version: %s" % CONDA_VERSION]
+    lines += ["-%s" % d for d in unlinked] + ["+%s" % d for d in linked]
+    if update_specs:
+        lines.append("# update specs: %s" % json.dumps(list(update_specs)))
+    if remove_specs:
+        lines.append("# remove specs: %s" % json.dumps(list(remove_specs)))
+    with open(os.path.join(meta, "history"), "a") as handle:
+        handle.write("\n".join(lines) + "\n")
+
+
+def site_packages(prefix):
+    lib = os.path.join(prefix, "lib")
+    if os.path.isdir(lib):
+        for name in sorted(os.listdir(lib)):
+            if name.startswith("python3"):
+                path = os.path.join(lib, name, "site-packages")
+                if os.path.isdir(path):
+                    return path
+    return None
+
+
+def pypi_packages(prefix, records=None):
+    """Packages pip installed (dist-info folders that no conda package owns): [(name, version)]."""
+    site = site_packages(prefix)
+    if not site:
+        return []
+    owned = set()
+    for record in installed_records(prefix) if records is None else records:
+        for path in record.files:
+            parts = str(path).split("/")
+            for part in parts:
+                if part.endswith(".dist-info"):
+                    owned.add(part)
+    found = []
+    for name in sorted(os.listdir(site)):
+        if name.endswith(".dist-info") and name not in owned:
+            stem = name[: -len(".dist-info")]
+            dist, _sep, version = stem.rpartition("-")
+            found.append((dist.lower().replace("_", "-"), version))
+    return found
+
+
+def topological(records):
+    """Dependencies before their dependents (conda's LINK order), ties by name."""
+    from rattler import MatchSpec
+
+    by_name = {r.name.normalized: r for r in records}
+    ordered, seen = [], set()
+
+    def visit(record):
+        name = record.name.normalized
+        if name in seen:
+            return
+        seen.add(name)
+        for dep in record.depends:
+            dep_name = MatchSpec(dep).name.normalized
+            if dep_name in by_name:
+                visit(by_name[dep_name])
+        ordered.append(record)
+
+    for name in sorted(by_name):
+        visit(by_name[name])
+    return ordered
+
+
+# ---------------------------------------------------------------------------------------------
+# channels: fetch repodata, solve
+
+class Channels:
+    def __init__(self, ctx, names, out, offline=False):
+        self.ctx = ctx
+        self.urls = ctx.config.expand_channels(names)
+        self.out = out
+        self.offline = offline or ctx.config.offline
+        self.sources = []
+        self.records = {}
+
+    def check_tos(self):
+        if self.ctx.config.auto_accept_tos:
+            return
+        accepted = tos_accepted(self.ctx)
+        missing = [u for u in self.urls if u.startswith(TOS_CHANNEL_PREFIX) and u not in accepted]
+        if missing:
+            raise CondaError("CondaToSNonInteractiveError",
+                             "Terms of Service have not been accepted for the following channels. Please accept or "
+                             "remove them before proceeding:\n" + "".join("    - %s\n" % u for u in missing)
+                             + "\nTo accept these channels' Terms of Service, run the following commands:\n"
+                             + "".join("    conda tos accept --override-channels --channel %s\n" % u for u in missing),
+                             channel_urls=missing)
+
+    def _get(self, url):
+        retries = int(self.ctx.config.get("remote_max_retries", 3))
+        timeout = float(self.ctx.config.get("remote_read_timeout_secs", 60.0))
+        last = None
+        for _attempt in range(max(retries, 0) + 1):
+            try:
+                with urllib.request.urlopen(url, timeout=timeout) as response:  # nosec: test bed
+                    return response.read()
+            except urllib.error.HTTPError as exc:
+                if exc.code == 404 or exc.code < 500:
+                    raise
+                last = exc
+            except (urllib.error.URLError, OSError) as exc:
+                if url.startswith("file:"):
+                    raise
+                last = exc
+        raise last
+
+    def load(self):
+        from rattler import Channel, ChannelConfig, SparseRepoData
+
+        self.check_tos()
+        self.workdir = tempfile.mkdtemp(prefix="conda-standin-repodata-")
+        for index, base in enumerate(self.urls):
+            if self.offline and not base.startswith("file:"):
+                continue
+            channel = Channel(base + "/", ChannelConfig())
+            for subdir in SUBDIRS:
+                url = "%s/%s/repodata.json" % (base, subdir)
+                try:
+                    raw = self._get(url)
+                except urllib.error.HTTPError as exc:
+                    if exc.code == 404 and subdir == "noarch":
+                        raise unavailable(base, 404, exc.reason)
+                    if exc.code == 404:
+                        continue
+                    raise http_error(url, exc.code, str(exc.reason).upper(), base)
+                except (urllib.error.URLError, OSError) as exc:
+                    if base.startswith("file:"):
+                        if subdir == "noarch":
+                            raise unavailable(base, 404, "UNAVAILABLE OR INVALID")
+                        continue
+                    raise http_error(url, "000", "CONNECTION FAILED", base, caused_by=repr(exc))
+                try:
+                    data = json.loads(raw)
+                    if not isinstance(data, dict):
+                        raise ValueError("repodata is not a JSON object")
+                except ValueError as exc:
+                    raise CondaError("JSONDecodeError", "Unable to read repodata from %s: %s" % (url, exc), url=url)
+                path = os.path.join(self.workdir, "%d-%s.json" % (index, subdir))
+                with open(path, "wb") as handle:
+                    handle.write(raw)
+                self.sources.append(SparseRepoData(channel, subdir, path))
+                for table in ("packages", "packages.conda"):
+                    for fn, rec in (data.get(table) or {}).items():
+                        self.records.setdefault(rec.get("name"), []).append((base, subdir, fn, rec))
+        return self
+
+    def close(self):
+        shutil.rmtree(getattr(self, "workdir", ""), ignore_errors=True)
+
+    def formatted(self):
+        return ["%s/%s" % (u, s) for u in self.urls for s in SUBDIRS if not self.offline or u.startswith("file:")]
+
+    def not_found(self, specs):
+        data = {"channel_urls": self.formatted(),
+                "channels_formatted": "".join("\n  - %s" % u for u in self.formatted()),
+                "packages": specs, "packages_formatted": "".join("\n  - %s" % s for s in specs)}
+        message = ("The following packages are not available from current channels:\n\n%s\n\nCurrent channels:\n\n%s\n\n%s"
+                   % ("\n".join("  - %s" % s for s in specs), "\n".join("  - %s" % u for u in self.formatted()),
+                      ANACONDA_ORG_HINT))
+        return CondaError("PackagesNotFoundInChannelsError", message, **data)
+
+
+def unavailable(base, code, reason):
+    name = base.rsplit("/", 1)[-1]
+    message = ("HTTP %s %s for channel %s <%s>\n\nThe channel is not accessible or is invalid.\n\n"
+               "You will need to adjust your conda configuration to proceed.\n"
+               "Use `conda config --show channels` to view your configuration's current state,\n"
+               "and use `conda config --show-sources` to view config file locations.\n" % (code, reason, name, base))
+    return CondaError("UnavailableInvalidChannel", message, channel_name=name, channel_url=base, status_code=code)
+
+
+def http_error(url, code, reason, base, caused_by="None"):
+    message = ("HTTP %s %s for url <%s>\nElapsed: -\n\nAn HTTP error occurred when trying to retrieve this URL.\n"
+               "HTTP errors are often intermittent, and a simple retry will get you on your way.\n'%s'\n"
+               % (code, reason, url, base))
+    error = CondaError("CondaHTTPError", message, elapsed_time="-", json={}, reason=reason, response_details="",
+                       status_code=str(code), url=url)
+    error.fields["caused_by"] = caused_by
+    return error
+
+
+def virtual_packages():
+    from rattler import VirtualPackage, VirtualPackageOverrides
+
+    return VirtualPackage.detect(VirtualPackageOverrides.from_env())
+
+
+def explain_failure(channels, specs):
+    """Rebuild conda's error for an unsolvable request: missing packages first, then conflicts."""
+    from rattler import MatchSpec
+
+    from rattler import Version, VersionSpec
+
+    virtual = {str(v.into_generic().name.normalized): str(v.into_generic().version) for v in virtual_packages()}
+
+    def available(spec):
+        if spec.name.normalized.startswith("__"):
+            version = virtual.get(spec.name.normalized)
+            return version is not None and (spec.version is None or VersionSpec(str(spec.version)).matches(Version(version)))
+        return any(_matches(spec, rec) for rec in candidates(spec.name.normalized))
+
+    def candidates(name):
+        return [rec for (_b, _s, _f, rec) in channels.records.get(name, [])]
+
+    missing, seen = [], set()
+
+    def walk(spec):
+        key = str(spec)
+        if key in seen:
+            return
+        seen.add(key)
+        if not available(spec):
+            text = match_spec_text(spec)
+            if text not in missing:
+                missing.append(text)
+            return
+        for rec in candidates(spec.name.normalized):
+            if _matches(spec, rec):
+                for dep in rec.get("depends", []):
+                    walk(MatchSpec(dep))
+
+    parsed = [MatchSpec(s) for s in specs]
+    for spec in parsed:
+        walk(spec)
+    if missing:
+        return channels.not_found(missing)
+    # conflicts: a package constrained both by a requested spec and by a requested package's dependency
+    pairs = []
+    for spec in parsed:
+        for other in parsed:
+            if other is spec:
+                continue
+            for rec in candidates(other.name.normalized):
+                for dep in rec.get("depends", []):
+                    dep_spec = MatchSpec(dep)
+                    if dep_spec.name.normalized == spec.name.normalized:
+                        pair = [str(other.name.normalized), match_spec_text(dep_spec)]
+                        if pair not in pairs:
+                            pairs.append(pair)
+                            pairs.append([match_spec_text(spec)])
+    name = pairs[0][1].split("[")[0].split("=")[0] if pairs else ""
+    lines = "\n".join(" -> ".join(p) for p in pairs)
+    message = ("The following specifications were found to be incompatible with each other:\n\n"
+               "Output in format: Requested package -> Available versions\n\nPackage %s conflicts for:\n%s\n"
+               "Note that strict channel priority may have removed packages required for satisfiability." % (name, lines))
+    return CondaError("UnsatisfiableError", message, guidance=UNSAT_GUIDANCE, unsatisfiable=pairs)
+
+
+def _matches(spec, rec):
+    """Whether a repodata entry satisfies a spec's name and version (enough to explain a failure)."""
+    from rattler import Version, VersionSpec
+
+    return rec.get("name") == spec.name.normalized and (
+        spec.version is None or VersionSpec(str(spec.version)).matches(Version(rec["version"])))
+
+
+def solve(channels, specs, locked=(), solver=None):
+    import rattler
+
+    try:
+        return asyncio.run(rattler.solve_with_sparse_repodata(
+            specs, channels.sources, locked_packages=list(locked), virtual_packages=virtual_packages()))
+    except Exception as exc:  # rattler raises SolverError; conda words it by cause
+        if type(exc).__name__ not in ("SolverError",):
+            raise
+        if solver == "rattler":  # conda-rattler-solver passes rattler's own message through
+            error = CondaError("RattlerUnsatisfiableError", str(exc).strip() + "\n", allow_retry=False)
+            error.exception_type = "<class 'conda_rattler_solver.exceptions.RattlerUnsatisfiableError'>"
+            raise error
+        raise explain_failure(channels, specs)
+
+
+# ---------------------------------------------------------------------------------------------
+# transactions
+
+def diff(installed, target):
+    key = lambda r: (r.name.normalized, str(r.version), str(r.build), str(r.channel).rstrip("/"))  # noqa: E731
+    before = {key(r): r for r in installed}
+    after = {key(r): r for r in target}
+    unlink = [r for k, r in before.items() if k not in after]
+    link = [r for r in topological(list(target)) if key(r) not in before]
+    return link, unlink
+
+
+def package_cached(ctx, record):
+    return os.path.isdir(os.path.join(ctx.pkgs_dir, dist_name(record)))
+
+
+def actions_json(ctx, prefix, link, unlink, dry_run=False, pip=None):
+    actions = {"FETCH": [fetch_entry(r) for r in link if not package_cached(ctx, r)], "PREFIX": prefix}
+    if unlink:
+        actions["UNLINK"] = [entry(r, ctx.config) for r in unlink]
+    if link:
+        actions["LINK"] = [entry(r, ctx.config) for r in link]
+    if pip:
+        actions["PIP"] = pip
+    data = {"success": True, "actions": actions, "prefix": prefix}
+    if dry_run:
+        data["dry_run"] = True
+    return data
+
+
+def print_plan(out, ctx, prefix, specs, link, unlink):
+    out.text("\n## Package Plan ##\n\n  environment location: %s\n" % prefix)
+    if specs:
+        out.text("  added / updated specs:")
+        for spec in sorted(specs):
+            out.text("    - %s" % spec)
+        out.text("\n")
+    fetch = [r for r in link if not package_cached(ctx, r)]
+    if fetch:
+        out.text("The following packages will be downloaded:\n")
+        out.text("    package                    |            build")
+        out.text("    ---------------------------|-----------------")
+        for r in sorted(fetch, key=lambda r: r.name.normalized):
+            out.text("    %-27s|%18s  %10s  %s" % ("%s-%s" % (r.name.normalized, r.version), r.build,
+                                                     human_size(r.size or 0), ctx.config.canonical_name(str(r.channel))))
+        out.text("    ------------------------------------------------------------")
+        out.text("%s%s\n" % (" " * 39, "Total: %10s" % human_size(sum(r.size or 0 for r in fetch))))
+    names_unlinked = {r.name.normalized: r for r in unlink}
+    new = [r for r in link if r.name.normalized not in names_unlinked]
+    changed = [r for r in link if r.name.normalized in names_unlinked]
+    removed = [r for r in unlink if r.name.normalized not in {x.name.normalized for x in link}]
+    for title, group in (("The following NEW packages will be INSTALLED:", new),
+                         ("The following packages will be REMOVED:", removed),
+                         ("The following packages will be UPDATED/DOWNGRADED:", changed)):
+        if group:
+            out.text(title + "\n")
+            for r in sorted(group, key=lambda r: r.name.normalized):
+                out.text("  %-18s %s/%s::%s " % (r.name.normalized, ctx.config.canonical_name(str(r.channel)),
+                                                r.subdir, dist_name(r)))
+            out.text("\n")
+
+
+def human_size(size):
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return ("%d %s" % (size, unit)) if unit in ("B", "KB") else ("%.1f %s" % (size, unit))
+        size /= 1024.0
+    return str(size)
+
+
+def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=()):
+    import rattler
+
+    link, unlink = diff(installed, target)
+    if not link and not unlink:
+        if update_specs or remove_specs:
+            write_history(prefix, argv, [], [], update_specs, remove_specs)
+        return link, unlink
+    os.makedirs(ctx.pkgs_dir, exist_ok=True)
+    asyncio.run(rattler.install(list(target), prefix, cache_dir=ctx.pkgs_dir, installed_packages=list(installed),
+                                show_progress=False))
+    write_history(prefix, argv, ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in link],
+                  ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in unlink],
+                  update_specs, remove_specs)
+    ctx.register(prefix)
+    return link, unlink
+
+
+def to_repodata_records(records):
+    """PrefixRecords as the solver's locked packages."""
+    return list(records)
+
+
+# ---------------------------------------------------------------------------------------------
+# environment files and pip
+
+def read_env_file(path):
+    if not os.path.exists(path):
+        raise CondaError("EnvironmentFileNotFound", "'%s' file not found" % path, filename=path)
+    try:
+        with open(path) as handle:
+            data = yaml.safe_load(handle)
+    except yaml.YAMLError as exc:
+        raise CondaError("EnvironmentFileInvalid", "Invalid environment file '%s': %s" % (path, exc), filename=path)
+    if not isinstance(data, dict) or not isinstance(data.get("dependencies", []), list):
+        raise CondaError("EnvironmentFileInvalid", "Invalid environment file '%s': expected a mapping with a "
+                         "'dependencies' list" % path, filename=path)
+    conda_specs, pip_specs = [], []
+    for dep in data.get("dependencies") or []:
+        if isinstance(dep, dict) and "pip" in dep:
+            pip_specs.extend(str(p) for p in dep["pip"] or [])
+        elif isinstance(dep, str):
+            conda_specs.append(dep)
+        else:
+            raise CondaError("EnvironmentFileInvalid", "Invalid environment file '%s': unexpected dependency %r"
+                             % (path, dep), filename=path)
+    return {"name": data.get("name"), "prefix": data.get("prefix"), "channels": [str(c) for c in data.get("channels") or []],
+            "conda": conda_specs, "pip": pip_specs, "path": os.path.abspath(path)}
+
+
+def run_pip(out, prefix, env_file):
+    """Run the pip section exactly as conda 26.7 does; return pip's output."""
+    folder = os.path.dirname(env_file["path"])
+    handle, requirements = tempfile.mkstemp(prefix="condaenv.", suffix=".requirements.txt", dir=folder)
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write("\n".join(env_file["pip"]) + "\n")
+        command = [os.path.join(prefix, "bin", "python"), "-m", "pip", "install", "-U", "-r", requirements,
+                   "--exists-action=b"]
+        out.text("Installing pip dependencies: ...working... Ran pip subprocess with arguments:")
+        out.text(repr(command))
+        proc = subprocess.run(command, capture_output=True, text=True, cwd=folder, check=False)
+        out.text("Pip subprocess output:")
+        out.text(proc.stdout)
+        if proc.returncode != 0:
+            sys.stderr.write("Pip subprocess error:\n%s\n" % proc.stderr)
+            raise CondaError("CondaEnvException", "Pip failed\n\n%s" % proc.stderr)
+        out.text("done")
+    finally:
+        os.unlink(requirements)
+
+
+# ---------------------------------------------------------------------------------------------
+# commands
+
+def cmd_info(ctx, args, out):
+    if args.envs:
+        return cmd_env_list(ctx, args, out)
+    config = ctx.config
+    channels = ["%s/%s" % (u, s) for u in config.expand_channels(config.channels) for s in SUBDIRS]
+    envs = ctx.registered()
+    data = {"platform": "linux-64", "conda_version": CONDA_VERSION, "conda_env_version": CONDA_VERSION,
+            "conda_build_version": "not installed", "root_prefix": ctx.root, "conda_prefix": ctx.root,
+            "av_data_dir": os.path.join(ctx.root, "etc", "conda"), "av_metadata_url_base": None,
+            "root_writable": os.access(ctx.root, os.W_OK), "pkgs_dirs": config.pkgs_dirs, "envs_dirs": config.envs_dirs,
+            "default_prefix": os.environ.get("CONDA_PREFIX") or ctx.root, "active_prefix": os.environ.get("CONDA_PREFIX"),
+            "active_prefix_name": None, "conda_shlvl": int(os.environ.get("CONDA_SHLVL", -1)), "channels": channels,
+            "user_rc_path": os.path.expanduser("~/.condarc"), "rc_path": os.path.expanduser("~/.condarc"),
+            "sys_rc_path": os.path.join(ctx.root, ".condarc"), "offline": config.offline, "envs": envs,
+            "python_version": "%d.%d.%d.%s.%d" % tuple(sys.version_info), "requests_version": "not installed",
+            "user_agent": "conda/%s conda-standin rattler" % CONDA_VERSION, "conda_location": os.path.dirname(os.path.abspath(__file__)),
+            "config_files": [p for p, _d in config.sources], "netrc_file": None,
+            "virtual_pkgs": [[str(v.into_generic().name.normalized), str(v.into_generic().version), str(v.into_generic().build_string)]
+                             for v in virtual_packages()],
+            "solver": {"name": config.get("solver", "libmamba"), "user_agent": "solver/rattler", "default": "solver" not in config.values},
+            "tmp_dir": tempfile.gettempdir(), "notices_cache_dir": os.path.expanduser("~/.cache/conda/notices"),
+            "UID": os.getuid(), "GID": os.getgid(), "sys.version": sys.version, "sys.prefix": sys.prefix,
+            "sys.executable": sys.executable, "site_dirs": [],
+            "env_vars": {k: v for k, v in os.environ.items() if k.startswith("CONDA_")},
+            "envs_details": {p: ctx.env_details(p) for p in envs}}
+    if out.json:
+        out.emit_json(data)
+    else:
+        out.text("\n     active environment : %s" % (os.environ.get("CONDA_DEFAULT_ENV") or "None"))
+        for label, key in (("conda version", "conda_version"), ("platform", "platform"), ("base environment", "root_prefix")):
+            out.text("%24s : %s" % (label, data[key]))
+        out.text("%24s : %s" % ("channel URLs", "\n                          ".join(channels)))
+        out.text("%24s : %s" % ("package cache", "\n                          ".join(config.pkgs_dirs)))
+        out.text("%24s : %s" % ("envs directories", "\n                          ".join(config.envs_dirs)))
+        out.text("%24s : %s\n" % ("offline mode", data["offline"]))
+    return 0
+
+
+def cmd_env_list(ctx, args, out):
+    envs = ctx.registered()
+    if out.json:
+        out.emit_json({"envs": envs, "envs_details": {p: ctx.env_details(p) for p in envs}})
+    else:
+        out.text("\n# conda environments:\n#\n# * -> active\n# + -> frozen")
+        for prefix in envs:
+            name = "base" if prefix == ctx.root else (os.path.basename(prefix) if os.path.dirname(prefix) in ctx.config.envs_dirs else "")
+            out.text("%-24s %s" % (name, prefix))
+        out.text("")
+    return 0
+
+
+def channel_names(ctx, args, extra=()):
+    names = list(args.channel or []) + list(extra)
+    if not args.override_channels:
+        names += ctx.config.channels
+    elif not names:
+        raise CondaError("ArgumentError", "At least one -c / --channel flag must be supplied when using --override-channels.")
+    return names
+
+
+def cmd_create_install(ctx, args, out, argv, creating):
+    prefix = ctx.prefix_for(args.name, args.prefix, must_exist=not creating)
+    specs = list(args.packages)
+    if args.file:
+        for path in args.file:
+            with open(path) as handle:
+                specs += [line.strip() for line in handle if line.strip() and not line.startswith(("#", "@"))]
+    out.step("Collecting package metadata (repodata.json)")
+    channels = Channels(ctx, channel_names(ctx, args), out, offline=args.offline).load()
+    try:
+        recreate = creating and is_env(prefix)
+        installed = [] if creating else installed_records(prefix)
+        history = {} if creating else history_specs(prefix)
+        from rattler import MatchSpec
+
+        requested = {MatchSpec(s).name.normalized: s for s in specs}
+        all_specs = [s for n, s in history.items() if n not in requested] + specs
+        target = solve(channels, all_specs, locked=installed, solver=args.solver)
+        out.step("Solving environment")
+        link, unlink = diff(installed_records(prefix) if recreate else installed, target)
+        if recreate:
+            link = topological(list(target))
+            unlink = []
+        if not link and not unlink:
+            if out.json:
+                out.emit_json({"success": True, "message": NOTHING_TO_DO})
+            else:
+                out.text("\n# %s\n" % NOTHING_TO_DO)
+            return 0
+        if args.dry_run:
+            if out.json:
+                out.emit_json(actions_json(ctx, prefix, link, unlink, dry_run=True))
+            else:
+                print_plan(out, ctx, prefix, specs, link, unlink)
+                out.text("\nDryRunExit: Dry run. Exiting.\n")
+            return 0
+        if not out.json:
+            print_plan(out, ctx, prefix, specs, link, unlink)
+        if recreate:
+            remove_prefix(ctx, prefix)
+        data = actions_json(ctx, prefix, link, unlink)
+        out.text("\nDownloading and Extracting Packages: ...working... done")
+        out.step("Preparing transaction")
+        out.step("Verifying transaction")
+        execute(ctx, prefix, target, [] if recreate else installed, argv, update_specs=specs)
+        out.step("Executing transaction")
+        if out.json:
+            out.emit_json(data)
+        elif creating:
+            out.text(ACTIVATION_HINT % (args.name or prefix))
+        return 0
+    finally:
+        channels.close()
+
+
+def remove_prefix(ctx, prefix):
+    shutil.rmtree(prefix)
+    ctx.unregister(prefix)
+
+
+def cmd_remove(ctx, args, out, argv):
+    prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
+    installed = installed_records(prefix)
+    if args.all:
+        data = actions_json(ctx, prefix, [], topological(installed)[::-1])
+        if args.dry_run:
+            data["dry_run"] = True
+        elif prefix == ctx.root:
+            raise CondaError("CondaEnvironmentError", "cannot remove root environment, add -n NAME or -p PREFIX option")
+        else:
+            remove_prefix(ctx, prefix)
+        if out.json:
+            out.emit_json(data)
+        else:
+            out.text("\nRemove all packages in environment %s:\n" % prefix)
+            out.text("Everything found within the environment (%s), including any conda environment configurations "
+                     "and any non-conda files, will be deleted." % prefix)
+        return 0
+    from rattler import MatchSpec
+
+    names = [MatchSpec(p).name.normalized for p in args.packages]
+    missing = [p for p, n in zip(args.packages, names) if n not in {r.name.normalized for r in installed}]
+    if missing:
+        raise CondaError("PackagesNotFoundError", "The following packages are missing from the target environment:\n%s\n"
+                         % "".join("  - %s\n" % m for m in missing), packages=missing)
+    keep = {n: s for n, s in history_specs(prefix).items() if n not in names}
+    out.step("Collecting package metadata (repodata.json)")
+    channels = Channels(ctx, channel_names(ctx, args), out, offline=args.offline).load()
+    try:
+        target = solve(channels, list(keep.values()), locked=[r for r in installed if r.name.normalized not in names]) if keep else []
+        out.step("Solving environment")
+        link, unlink = diff(installed, target)
+        if args.dry_run:
+            out.emit_json(actions_json(ctx, prefix, link, unlink, dry_run=True)) if out.json else print_plan(out, ctx, prefix, [], link, unlink)
+            return 0
+        data = actions_json(ctx, prefix, link, unlink)
+        if not out.json:
+            print_plan(out, ctx, prefix, [], link, unlink)
+        execute(ctx, prefix, target, installed, argv, remove_specs=args.packages)
+        out.step("Executing transaction")
+        if out.json:
+            out.emit_json(data)
+        return 0
+    finally:
+        channels.close()
+
+
+def env_prefix(ctx, args, env_file):
+    if args.prefix:
+        return os.path.abspath(args.prefix)
+    if args.name:
+        return ctx.prefix_for(args.name)
+    if env_file["name"]:
+        return ctx.prefix_for(env_file["name"])
+    if env_file["prefix"]:
+        return env_file["prefix"]
+    raise CondaError("SpecNotFound", "Environment with requirements.txt file needs a name")
+
+
+def cmd_env_create_update(ctx, args, out, argv, creating):
+    env_file = read_env_file(args.file)
+    prefix = env_prefix(ctx, args, env_file)
+    exists = is_env(prefix)
+    out.step("Collecting package metadata (repodata.json)")
+    channels = Channels(ctx, env_file["channels"] + ctx.config.channels, out).load()
+    try:
+        recreate = creating and exists
+        installed = installed_records(prefix) if exists and not creating else []
+        locked = installed if not args.prune else [r for r in installed if r.name.normalized in
+                                                   {s.split("=")[0].split(" ")[0] for s in env_file["conda"]}]
+        specs = list(env_file["conda"])
+        if not creating and not args.prune:
+            from rattler import MatchSpec
+
+            names = {MatchSpec(s).name.normalized for s in specs}
+            specs = [s for n, s in history_specs(prefix).items() if n not in names] + specs
+        target = solve(channels, specs, locked=locked)
+        out.step("Solving environment")
+        link, unlink = diff(installed, target)
+        if args.dry_run:
+            if out.json:
+                out.emit_json(actions_json(ctx, prefix, link, unlink, dry_run=True) if (link or unlink)
+                              else {"success": True, "message": NOTHING_TO_DO})
+            else:
+                print_plan(out, ctx, prefix, env_file["conda"], link, unlink)
+                out.text("\nDryRunExit: Dry run. Exiting.\n")
+            return 0
+        if creating:
+            print_plan(out, ctx, prefix, env_file["conda"], link, unlink)
+        if recreate:  # conda 26.7 deletes the existing environment without asking (recorded)
+            remove_prefix(ctx, prefix)
+        if link or unlink:
+            out.text("\nDownloading and Extracting Packages: ...working... done")
+            out.step("Preparing transaction")
+            out.step("Verifying transaction")
+        pip_before = set(pypi_packages(prefix)) if exists and not recreate else set()
+        execute(ctx, prefix, target, installed, argv, update_specs=env_file["conda"],
+                remove_specs=[n for n in history_specs(prefix) if args.prune and n not in
+                              {s.split("=")[0].split(" ")[0].split("<")[0].split(">")[0] for s in env_file["conda"]}]
+                if exists else ())
+        if not is_env(prefix):  # an empty spec list still makes an environment
+            write_history(prefix, argv, [], [])
+            ctx.register(prefix)
+        if link or unlink:
+            out.step("Executing transaction")
+        if env_file["pip"]:
+            run_pip(out, prefix, env_file)
+        if out.json:
+            if not link and not unlink:
+                out.emit_json({"success": True, "message": NOTHING_TO_DO})
+            else:
+                pip_new = ["%s-%s" % p for p in pypi_packages(prefix) if p not in pip_before]
+                out.emit_json(actions_json(ctx, prefix, link, unlink, pip=pip_new if creating else None))
+        else:
+            out.text(ACTIVATION_HINT % (args.name or env_file["name"] or prefix))
+        return 0
+    finally:
+        channels.close()
+
+
+def cmd_list(ctx, args, out):
+    prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
+    records = installed_records(prefix)
+    if args.explicit:
+        out.text("# This file may be used to create an environment using:\n# $ conda create --name <env> --file <this file>")
+        out.text("# platform: linux-64\n# created-by: conda %s\n@EXPLICIT" % CONDA_VERSION)
+        for r in topological(records):
+            out.text(r.url + ("#%s" % r.md5.hex() if args.md5 and r.md5 else ""))
+        return 0
+    rows = [entry(r, ctx.config) for r in records]
+    alias = ctx.config.channel_alias
+    rows += [{"base_url": alias + "/pypi", "build_number": 0, "build_string": "pypi_0", "channel": "pypi",
+              "dist_name": "%s-%s-pypi_0" % (n, v), "name": n, "platform": "pypi", "version": v}
+             for n, v in pypi_packages(prefix, records)]
+    rows.sort(key=lambda r: r["name"])
+    if out.json:
+        out.emit_json(rows)
+    else:
+        out.text("# packages in environment at %s:\n#\n# Name                     Version          Build            Channel" % prefix)
+        for row in rows:
+            out.text("%-26s %-16s %-16s %s" % (row["name"], row["version"], row["build_string"], row["channel"]))
+    return 0
+
+
+def cmd_env_export(ctx, args, out):
+    prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
+    records = sorted(installed_records(prefix), key=lambda r: r.name.normalized)
+    channels = []
+    for r in records:
+        name = ctx.config.canonical_name(str(r.channel))
+        if name not in channels:
+            channels.append(name)
+    pip = ["%s==%s" % p for p in pypi_packages(prefix, records)]
+    if args.from_history:
+        deps = list(history_specs(prefix).values())
+        if pip:
+            sys.stderr.write("%s: CondaExportWarning: The exported environment contains 3rd party Python packages.\n\n"
+                             "Your environment contains %d package installed via pip. Conda cannot reliably lock these "
+                             "packages for reproducible environments.\n\nDetected packages:\n%s\n"
+                             % (__file__, len(pip), "".join("  - %s\n" % p for p in pip)))
+    else:
+        deps = ["%s=%s=%s" % (r.name.normalized, r.version, r.build) for r in records]
+        if pip:
+            deps.append({"pip": pip})
+    data = {"name": os.path.basename(prefix) if prefix != ctx.root else "base", "channels": channels,
+            "dependencies": deps, "prefix": prefix}
+    if out.json:
+        out.emit_json(data)
+        return 0
+    lines = ["name: %s" % data["name"], "channels:"] + ["  - %s" % c for c in channels] + ["dependencies:"]
+    for dep in deps:
+        if isinstance(dep, dict):
+            lines += ["  - pip:"] + ["      - %s" % p for p in dep["pip"]]
+        else:
+            lines.append("  - %s" % dep)
+    sys.stdout.write("\n".join(lines + ["prefix: %s" % prefix]) + "\n")
+    return 0
+
+
+def cmd_compare(ctx, args, out):
+    from rattler import MatchSpec
+
+    prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
+    env_file = read_env_file(args.file)
+    installed = {r.name.normalized: r for r in installed_records(prefix)}
+    pypi = {n: v for n, v in pypi_packages(prefix)}
+    problems = []
+    for text in env_file["conda"] + env_file["pip"]:
+        try:
+            spec = MatchSpec(text)
+        except Exception as exc:  # rattler's InvalidMatchSpecError; conda's name for it
+            raise CondaError("InvalidMatchSpec", "Invalid spec '%s': %s" % (text, exc))
+        name = spec.name.normalized
+        if name in installed:
+            version, build = str(installed[name].version), str(installed[name].build)
+        elif name in pypi:
+            version, build = pypi[name], "pypi_0"
+        else:
+            problems.append("%s not found" % name)
+            continue
+        if not _matches(spec, {"name": name, "version": version}) or (spec.build and not re.fullmatch(
+                str(spec.build).replace("*", ".*"), build)):
+            problems.append("%s found but mismatch. Specification pkg: %s, Running pkg: %s==%s=%s"
+                            % (name, text, name, version, build))
+    lines = problems or ["Success. All the packages in the specification file are present in the environment "
+                         "with matching version and build string."]
+    if out.json:
+        out.emit_json(lines)
+    else:
+        for line in lines:
+            out.text(line)
+    return 1 if problems else 0
+
+
+def cmd_config(ctx, args, out):
+    if args.show_sources:
+        if out.json:
+            out.emit_json({path: data for path, data in ctx.config.sources})
+        else:
+            for path, data in ctx.config.sources:
+                out.text("==> %s <==" % path)
+                out.text(yaml.safe_dump(data, sort_keys=False, default_flow_style=False, indent=2)
+                         .replace("\n- ", "\n  - ").replace("true", "True").replace("false", "False"))
+        return 0
+    if args.show is not None:
+        shown = ctx.config.show()
+        if args.show:
+            unknown = [k for k in args.show if k not in shown]
+            if unknown:
+                raise CondaError("ArgumentError", "Invalid configuration parameters: %s" % unknown)
+            shown = {k: shown[k] for k in sorted(args.show)}
+        if out.json:
+            out.emit_json(shown)
+        else:
+            sys.stdout.write(yaml.safe_dump(shown, default_flow_style=False))
+        return 0
+    raise CondaError("ArgumentError", "this stand-in implements only --show and --show-sources")
+
+
+def tos_accepted(ctx):
+    path = os.path.join(ctx.root, "conda-meta", "tos-accepted.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def cmd_tos(ctx, args, out):
+    if args.action != "accept":
+        raise CondaError("ArgumentError", "this stand-in implements only `conda tos accept`")
+    urls = ctx.config.expand_channels(channel_names(ctx, args))
+    accepted = tos_accepted(ctx)
+    for url in urls:
+        if url not in accepted:
+            accepted.append(url)
+        out.text("accepted Terms of Service for %s" % url)
+    os.makedirs(os.path.join(ctx.root, "conda-meta"), exist_ok=True)
+    with open(os.path.join(ctx.root, "conda-meta", "tos-accepted.json"), "w") as handle:
+        json.dump(accepted, handle)
+    return 0
+
+
+def cmd_clean(ctx, args, out):
+    removed = {"tarballs": [], "packages": [], "index_cache": []}
+    in_use = set()
+    for prefix in ctx.registered():
+        for r in installed_records(prefix):
+            in_use.add(dist_name(r))
+    for pkgs_dir in ctx.config.pkgs_dirs:
+        cache = pkgs_dir
+        if not os.path.isdir(cache):
+            continue
+        for name in sorted(os.listdir(cache)):
+            path = os.path.join(cache, name)
+            if (args.all or args.tarballs) and name.endswith((".conda", ".tar.bz2")):
+                removed["tarballs"].append(path)
+            elif (args.all or args.packages) and os.path.isdir(path) and name not in in_use:
+                removed["packages"].append(path)
+        index = os.path.join(pkgs_dir, "cache")
+        if (args.all or args.index_cache) and os.path.isdir(index):
+            removed["index_cache"].append(index)
+    if not args.dry_run:
+        for paths in removed.values():
+            for path in paths:
+                shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
+                if os.path.exists(path + ".lock"):
+                    os.unlink(path + ".lock")
+    if out.json:
+        out.emit_json({k: {"files": v} for k, v in removed.items()})
+    else:
+        total = sum(len(v) for v in removed.values())
+        out.text("Will remove %d package(s)." % total if total else "There are no unused tarball(s) to remove.")
+        for path in removed["packages"] + removed["tarballs"]:
+            out.text("  %s" % path)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# argument parsing
+
+def parser():
+    top = argparse.ArgumentParser(prog="conda")
+    top.add_argument("--version", action="version", version="conda %s" % CONDA_VERSION)
+    sub = top.add_subparsers(dest="command", required=True)
+
+    def common(p, target=True, channels=False):
+        p.add_argument("--json", action="store_true")
+        p.add_argument("-q", "--quiet", action="store_true")
+        p.add_argument("-v", "--verbose", action="count", default=0)
+        p.add_argument("-y", "--yes", action="store_true")
+        if target:
+            group = p.add_mutually_exclusive_group()
+            group.add_argument("-n", "--name")
+            group.add_argument("-p", "--prefix")
+        if channels:
+            p.add_argument("-c", "--channel", action="append")
+            p.add_argument("--override-channels", action="store_true")
+            p.add_argument("--offline", action="store_true")
+            p.add_argument("-d", "--dry-run", action="store_true")
+            p.add_argument("--solver", choices=("classic", "libmamba", "rattler"))
+        return p
+
+    info = common(sub.add_parser("info"), target=False)
+    info.add_argument("-e", "--envs", action="store_true")
+    for name in ("create", "install", "update"):
+        p = common(sub.add_parser(name), channels=True)
+        p.add_argument("--file", action="append")
+        p.add_argument("packages", nargs="*")
+    remove = common(sub.add_parser("remove", aliases=["uninstall"]), channels=True)
+    remove.add_argument("--all", action="store_true")
+    remove.add_argument("packages", nargs="*")
+    listing = common(sub.add_parser("list"))
+    listing.add_argument("--explicit", action="store_true")
+    listing.add_argument("--md5", action="store_true")
+    compare = common(sub.add_parser("compare"))
+    compare.add_argument("file")
+    config = common(sub.add_parser("config"), target=False)
+    config.add_argument("--show", nargs="*")
+    config.add_argument("--show-sources", action="store_true")
+    clean = common(sub.add_parser("clean"), target=False)
+    for flag in ("--all", "--packages", "--tarballs", "--index-cache"):
+        clean.add_argument(flag if flag != "--all" else "-a", *(["--all"] if flag == "--all" else []), action="store_true")
+    clean.add_argument("-d", "--dry-run", action="store_true")
+    tos = sub.add_parser("tos")
+    tos.add_argument("action", choices=("accept", "view", "reject"))
+    common(tos, target=False, channels=True)
+
+    env = sub.add_parser("env").add_subparsers(dest="env_command", required=True)
+    common(env.add_parser("list"), target=False).add_argument("--envs", action="store_true", help=argparse.SUPPRESS)
+    for name in ("create", "update"):
+        p = common(env.add_parser(name))
+        p.add_argument("-f", "--file", default="environment.yml")
+        p.add_argument("--prune", action="store_true")
+        p.add_argument("-d", "--dry-run", action="store_true")
+        p.add_argument("--offline", action="store_true")
+        p.add_argument("--solver", choices=("classic", "libmamba", "rattler"))
+    export = common(env.add_parser("export"))
+    export.add_argument("--from-history", action="store_true")
+    export.add_argument("--no-builds", action="store_true")
+    export.add_argument("-f", "--file")
+    return top
+
+
+def main(argv=None, root_prefix=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    root = root_prefix or os.environ.get("CONDA_STANDIN_ROOT") or os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0])))
+    args = parser().parse_args(argv)
+    out = Out(getattr(args, "json", False), getattr(args, "quiet", False))
+    full_argv = [os.path.join(root, "bin", "conda")] + argv
+    try:
+        ctx = Context(root)
+        if args.command == "env":
+            if args.env_command == "list":
+                return cmd_env_list(ctx, args, out)
+            if args.env_command in ("create", "update"):
+                return cmd_env_create_update(ctx, args, out, full_argv, creating=args.env_command == "create")
+            return cmd_env_export(ctx, args, out)
+        handlers = {
+            "info": lambda: cmd_info(ctx, args, out),
+            "create": lambda: cmd_create_install(ctx, args, out, full_argv, creating=True),
+            "install": lambda: cmd_create_install(ctx, args, out, full_argv, creating=False),
+            "update": lambda: cmd_create_install(ctx, args, out, full_argv, creating=False),
+            "remove": lambda: cmd_remove(ctx, args, out, full_argv),
+            "uninstall": lambda: cmd_remove(ctx, args, out, full_argv),
+            "list": lambda: cmd_list(ctx, args, out),
+            "compare": lambda: cmd_compare(ctx, args, out),
+            "config": lambda: cmd_config(ctx, args, out),
+            "tos": lambda: cmd_tos(ctx, args, out),
+            "clean": lambda: cmd_clean(ctx, args, out),
+        }
+        return handlers[args.command]()
+    except CondaConfigError as exc:
+        error = CondaError("ConfigurationLoadError", str(exc).split(": ", 1)[1])
+    except CondaError as exc:
+        error = exc
+    if not out.json:
+        sys.stdout.write("failed\n")
+    if out.json:
+        out.emit_json(error.as_json())
+    else:
+        sys.stderr.write("\n%s: %s\n" % (error.name, error.message))
+    return 1
+
+
+def run(root_prefix=None, version=None):
+    """Entry point of the installed ``bin/conda``: exits without interpreter finalization, which
+    crashes when rattler's runtime threads are still alive (py-rattler 0.28)."""
+    global CONDA_VERSION  # pylint: disable=global-statement
+    CONDA_VERSION = version or CONDA_VERSION
+    code = main(root_prefix=root_prefix)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    run()
