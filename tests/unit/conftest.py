@@ -42,12 +42,19 @@ SHARED_ORIGINAL = os.path.join(os.path.dirname(REPO_ROOT), "shared")
 SHARED_COPIES = ("fixtures/conda-26.7", "fixtures/gpu-h200", "reference/cuda_compat_data.yml")
 
 SHARED_H200 = os.path.join(SHARED, "fixtures", "gpu-h200")
+SHARED_CONDA = os.path.join(SHARED, "fixtures", "conda-26.7")
 PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
 
 
 def read_h200(name):
     """An unedited output captured on the H200 test host (copy of ``../shared/fixtures/gpu-h200``)."""
     with open(os.path.join(SHARED_H200, name)) as handle:
+        return handle.read()
+
+
+def read_conda(name):
+    """An unedited output of real conda 26.7 (copy of ``../shared/fixtures/conda-26.7``; INDEX.tsv names the command)."""
+    with open(os.path.join(SHARED_CONDA, name)) as handle:
         return handle.read()
 
 

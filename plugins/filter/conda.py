@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Conda filters; each one is documented in the YAML file of its name beside this file."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import yaml
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+
+
+def conda_condarc(primary, channels, distribution, default_channels=None, custom_channels=None, solver=None,
+                  pkgs_dirs=None, envs_dirs=None, proxy_servers=None, ssl_verify=None, settings=None):
+    try:
+        return cm.build_condarc(primary, list(channels or []), distribution, default_channels, custom_channels, solver,
+                                pkgs_dirs, envs_dirs, proxy_servers, ssl_verify, settings)
+    except cm.MirrorError as error:
+        raise AnsibleFilterError('conda_condarc: %s' % error)
+
+
+def conda_config_sources(text):
+    """``conda config --show-sources`` -> list of ``{source, settings}``."""
+    sources = []
+    for source, body in cm.parse_show_sources(text):
+        try:
+            settings = yaml.safe_load(body) or {}
+        except yaml.YAMLError as error:
+            raise AnsibleFilterError('conda_config_sources: the section of %s does not parse: %s' % (source, error))
+        sources.append({'source': source, 'settings': settings})
+    return sources
+
+
+def conda_condarc_problems(condarc, distribution):
+    return cm.policy_problems(condarc or {}, distribution)
+
+
+def conda_environment_file(text, path='environment.yml'):
+    """An environment.yml's text -> its mapping, checked, with the file named in any error."""
+    try:
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise AnsibleFilterError('%s is not valid YAML: %s' % (path, error))
+    try:
+        ce.normalize_environment(spec, source=path)
+    except ce.CondaEnvError as error:
+        raise AnsibleFilterError(str(error))
+    return spec
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            'conda_condarc': conda_condarc,
+            'conda_condarc_problems': conda_condarc_problems,
+            'conda_config_sources': conda_config_sources,
+            'conda_environment_file': conda_environment_file,
+        }

@@ -1,0 +1,361 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pure logic of a declared conda environment: the environment.yml it is declared by, what the
+real conda CLI (26.x) prints about it, and the decisions taken from both. Nothing here runs
+conda or writes; the conda_env module does.
+
+Behaviours of real conda this relies on (recorded in tests/unit/fixtures/shared/fixtures/conda-26.7):
+``--json`` transactions list ``actions.LINK/UNLINK``, or say "All requested packages already
+installed."; failures print one JSON object with ``exception_name``; pip packages show in
+``conda list --json`` with channel ``pypi``; ``nodefaults`` is taken as a channel name and fails.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import hashlib
+import json
+import re
+
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import best_wheel_for_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+
+NODEFAULTS = 'nodefaults'
+PIP_CHANNEL = 'pypi'
+ENVIRONMENT_KEYS = ('name', 'channels', 'dependencies', 'variables')
+# The last torch the pytorch conda channel published (pytorch/pytorch#138506).
+PYTORCH_CHANNEL_LAST = '2.5.1'
+PYTORCH_WHEEL_INDEX = 'https://download.pytorch.org/whl/'
+
+# A conda MatchSpec's name: after an optional "channel::" and before the version or brackets.
+_MATCHSPEC_NAME = re.compile(r'^(?:[^:\s]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)')
+_MATCHSPEC_BOUND = re.compile(r'(==|>=|>|=|~=)\s*([0-9][0-9.]*)')
+_PIP_NAME = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
+_PIP_PIN = re.compile(r'^==\s*([^\s,;]+)\s*(;.*)?$')
+_ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+
+
+class CondaEnvError(Exception):
+    """Bad input or a failed conda call; the message names the file, option or command.
+    ``exception_name`` is conda's own name for the failure, when conda gave one."""
+
+    def __init__(self, message, exception_name=None):
+        super(CondaEnvError, self).__init__(message)
+        self.exception_name = exception_name
+
+
+# ---------------------------------------------------------------------------
+# environment.yml
+# ---------------------------------------------------------------------------
+
+def validate_env_name(name):
+    if not isinstance(name, str) or not _ENV_NAME.match(name) or name == 'base':
+        raise CondaEnvError('name %r is not a usable environment name: letters, digits, ".", "_" and "-", '
+                            'not "base" (the base prefix belongs to the miniconda role)' % (name,))
+
+
+def matchspec_name(spec):
+    """``"conda-forge::numpy >=1.26"`` -> ``"numpy"``."""
+    match = _MATCHSPEC_NAME.match(spec.strip())
+    if not match:
+        raise ValueError(spec)
+    return match.group(1).lower()
+
+
+def normalize_pip_name(name):
+    """PEP 503 normalised project name, the form pip and ``conda list`` names are compared in."""
+    return re.sub(r'[-_.]+', '-', name).lower()
+
+
+def pip_requirement(line):
+    """``(name, pinned version or None)`` of a pip requirement line, or None for lines that name no
+    project (options such as ``--index-url``, URLs, paths, ``-r`` files)."""
+    line = line.strip()
+    if not line or line.startswith(('-', '#', '.', '/')) or '://' in line or ' @ ' in line:
+        return None
+    match = _PIP_NAME.match(line)
+    if not match:
+        return None
+    pin = _PIP_PIN.match(match.group(3).strip())
+    return normalize_pip_name(match.group(1)), pin.group(1) if pin else None
+
+
+def _torch_lint(conda_specs, channels, driver_version):
+    """Refuse the dead PyTorch conda channel for a torch it never published; return warnings."""
+    names = dict((matchspec_name(spec), spec) for spec in conda_specs)
+    uses_channel = 'pytorch-cuda' in names or 'pytorch' in channels or any(s.startswith('pytorch::') for s in conda_specs)
+    if not uses_channel:
+        return []
+    torch_spec = names.get('pytorch') or names.get('torch') or ''
+    bounds = [version_tuple(version) for operator, version in _MATCHSPEC_BOUND.findall(torch_spec)]
+    if bounds and max(bounds) > version_tuple(PYTORCH_CHANNEL_LAST):
+        variant = best_wheel_for_driver(driver_version) if driver_version else None
+        index = PYTORCH_WHEEL_INDEX + (variant[1] if variant else 'cuXXX')
+        raise CondaEnvError(
+            'environment asks for %r through pytorch-cuda or the pytorch channel, which stopped at torch %s '
+            '(pytorch/pytorch#138506). Fix: drop pytorch-cuda and the pytorch channel, then either install torch '
+            'with pip from %s in the pip: section%s, or use conda-forge "pytorch" with "cuda-version"'
+            % (torch_spec, PYTORCH_CHANNEL_LAST, index,
+               ' (the CUDA variant that driver %s runs)' % driver_version if variant else ''))
+    return ['pytorch-cuda / the pytorch channel give at most torch %s; newer torch comes from pip wheels or '
+            'conda-forge "pytorch" with "cuda-version"' % PYTORCH_CHANNEL_LAST]
+
+
+def normalize_environment(spec, source='spec', driver_version=None):
+    """Validate an environment.yml mapping and return it in the form the module works with:
+    ``{channels, override_channels, conda, pip, variables, warnings}``. ``nodefaults`` is taken out
+    of the channels (real conda 26.7 fails on it) and turns into ``override_channels``."""
+    if not isinstance(spec, dict):
+        raise CondaEnvError('%s: an environment must be a mapping with channels and dependencies, got %s'
+                            % (source, type(spec).__name__))
+    unknown = sorted(set(spec) - set(ENVIRONMENT_KEYS) - set(['prefix']))
+    if unknown:
+        raise CondaEnvError('%s: unknown key(s) %s; an environment.yml has %s'
+                            % (source, ', '.join(unknown), ', '.join(ENVIRONMENT_KEYS)))
+    channels = spec.get('channels') or []
+    if not isinstance(channels, list) or not all(isinstance(c, str) and c.strip() for c in channels):
+        raise CondaEnvError('%s: channels must be a list of channel names or URLs' % source)
+    dependencies = spec.get('dependencies')
+    if not isinstance(dependencies, list) or not dependencies:
+        raise CondaEnvError('%s: dependencies must be a non-empty list' % source)
+    conda_specs, pip_lines = [], None
+    for entry in dependencies:
+        if isinstance(entry, dict) and list(entry) == ['pip']:
+            if pip_lines is not None:
+                raise CondaEnvError('%s: more than one pip: section' % source)
+            pip_lines = entry['pip']
+            if not isinstance(pip_lines, list) or not all(isinstance(line, str) for line in pip_lines):
+                raise CondaEnvError('%s: the pip: section must be a list of requirement lines' % source)
+        elif isinstance(entry, str) and entry.strip() and _MATCHSPEC_NAME.match(entry.strip()):
+            conda_specs.append(entry.strip())
+        else:
+            raise CondaEnvError('%s: dependency %r is neither a conda package spec nor a pip: section' % (source, entry))
+    if pip_lines and 'pip' not in [matchspec_name(s) for s in conda_specs]:
+        raise CondaEnvError('%s: the pip: section needs pip among the conda dependencies (conda runs it with the '
+                            "env's own pip)" % source)
+    variables = spec.get('variables') or {}
+    if not isinstance(variables, dict):
+        raise CondaEnvError('%s: variables must be a mapping of name to value' % source)
+    warnings = _torch_lint(conda_specs, channels, driver_version)
+    return {
+        'channels': [c.strip() for c in channels if c.strip() != NODEFAULTS],
+        'override_channels': NODEFAULTS in [c.strip() for c in channels],
+        'conda': conda_specs,
+        'pip': [line.strip() for line in pip_lines or []],
+        'variables': dict((str(k), str(v)) for k, v in variables.items()),
+        'warnings': warnings,
+    }
+
+
+def render_environment(name, environment):
+    """The environment.yml given to conda, in a fixed layout so that equal specs render equal text.
+    Scalars are written as JSON strings, which YAML reads as double-quoted scalars."""
+    lines = ['# Written by aistack.gpu_node.conda_env; the declared spec last applied to this env.',
+             'name: %s' % json.dumps(name), 'channels:']
+    lines += ['  - %s' % json.dumps(c) for c in environment['channels']]
+    lines.append('dependencies:')
+    lines += ['  - %s' % json.dumps(s) for s in environment['conda']]
+    if environment['pip']:
+        lines.append('  - pip:')
+        lines += ['      - %s' % json.dumps(line) for line in environment['pip']]
+    if environment['variables']:
+        lines.append('variables:')
+        lines += ['  %s: %s' % (json.dumps(k), json.dumps(v)) for k, v in sorted(environment['variables'].items())]
+    if not environment['channels']:
+        lines[2] = 'channels: []'
+    return '\n'.join(lines) + '\n'
+
+
+# ---------------------------------------------------------------------------
+# conda --json outputs
+# ---------------------------------------------------------------------------
+
+def parse_json(stdout, command):
+    """The JSON object or list conda printed. Progress or pip text may come first, so the JSON is
+    the first line-start ``{`` or ``[`` from which the rest of the output parses."""
+    text = stdout or ''
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == '\n']
+    candidates = [i for i in starts if text[i:].lstrip(' ')[:1] in ('{', '[')]
+    if not candidates:
+        raise CondaEnvError('%s printed no JSON: %s' % (command, text.strip()[:300] or '(nothing)'))
+    for start in candidates:
+        try:
+            return json.loads(text[start:])
+        except ValueError as error:
+            last_error = error
+    raise CondaEnvError('%s printed JSON that does not parse (%s): %s' % (command, last_error, text.strip()[:300]))
+
+
+def _first_line(text):
+    return (text or '').strip().splitlines()[0] if (text or '').strip() else ''
+
+
+def conda_failure(command, rc, stdout, stderr):
+    """CondaEnvError for a failed conda call, named as conda named it."""
+    try:
+        payload = parse_json(stdout, command)
+    except CondaEnvError:
+        payload = None
+    name = payload.get('exception_name') if isinstance(payload, dict) else None
+    return CondaEnvError(explain_failure(command, rc, stdout, stderr), exception_name=name)
+
+
+def explain_failure(command, rc, stdout, stderr):
+    """A one-paragraph reason for a failed conda call, from its error JSON when it printed one."""
+    try:
+        payload = parse_json(stdout, command)
+    except CondaEnvError:
+        payload = None
+    if not isinstance(payload, dict) or 'exception_name' not in payload:
+        detail = (stderr or '').strip() or (stdout or '').strip() or 'no output'
+        return '%s failed (rc=%s): %s' % (command, rc, detail[-800:])
+    name = payload['exception_name']
+    message = (payload.get('message') or payload.get('error') or '').strip()
+    if name == 'PackagesNotFoundInChannelsError':
+        reason = 'packages not found in the channels: %s (searched %s)' % (
+            ', '.join(payload.get('packages') or []), ', '.join(payload.get('channel_urls') or []) or 'the configured channels')
+        if any(p.startswith('__cuda') for p in payload.get('packages') or []):
+            reason += '; __cuda is a virtual package: the node shows no CUDA driver (CONDA_OVERRIDE_CUDA sets one)'
+    elif name in ('UnsatisfiableError', 'RattlerUnsatisfiableError', 'LibMambaUnsatisfiableError'):
+        reason = 'the spec cannot be solved: %s' % message
+    elif name == 'CondaHTTPError':
+        reason = 'channel unreachable: HTTP %s %s for %s' % (payload.get('status_code'), payload.get('reason', ''),
+                                                             payload.get('url', '?'))
+        if payload.get('status_code') == '000':
+            reason += ' (no connection: check the mirror in .condarc, the proxy, or the network)'
+    elif name == 'CondaToSNonInteractiveError':
+        reason = "the Anaconda channels' terms of service are not accepted: %s" % _first_line(message)
+    else:
+        reason = '%s: %s' % (name, message)
+    return '%s failed (rc=%s, %s): %s' % (command, rc, name, reason)
+
+
+def _record(entry):
+    return {'name': entry['name'], 'version': entry['version'], 'build': entry.get('build_string', ''),
+            'channel': entry.get('channel', '')}
+
+
+def installed_packages(conda_list):
+    """``conda list --json`` -> records sorted by name; pip-installed ones have channel ``pypi``."""
+    if not isinstance(conda_list, list):
+        raise CondaEnvError('conda list --json did not print a list of packages')
+    records = [_record(entry) for entry in conda_list]
+    for record in records:
+        if record['channel'] == PIP_CHANNEL:
+            record['name'] = normalize_pip_name(record['name'])
+    return sorted(records, key=lambda r: r['name'])
+
+
+def transaction(payload):
+    """A ``--json`` transaction -> ``{'link': [...], 'unlink': [...], 'pip': [...]}``; empty for
+    "All requested packages already installed."."""
+    if not isinstance(payload, dict) or payload.get('success') is not True:
+        raise CondaEnvError('not a successful conda transaction: %s' % json.dumps(payload)[:300])
+    actions = payload.get('actions') or {}
+    return {
+        'link': sorted((_record(e) for e in actions.get('LINK') or []), key=lambda r: r['name']),
+        'unlink': sorted((_record(e) for e in actions.get('UNLINK') or []), key=lambda r: r['name']),
+        'pip': list(actions.get('PIP') or []),
+    }
+
+
+def apply_transaction(installed, planned):
+    """The package list after ``planned`` runs on ``installed``."""
+    unlinked = set((r['name'], r['version'], r['build']) for r in planned['unlink'])
+    kept = [r for r in installed if (r['name'], r['version'], r['build']) not in unlinked]
+    linked = set(r['name'] for r in planned['link'])
+    return sorted([r for r in kept if r['name'] not in linked] + planned['link'], key=lambda r: r['name'])
+
+
+def _label(record):
+    return '%s=%s' % (record['version'], record['build']) if record['build'] else record['version']
+
+
+def package_changes(before, after):
+    """``{'added': [...], 'removed': [...], 'changed': [...]}`` between two package lists, each entry a
+    ``name==version=build`` text; ``changed`` entries read ``name old -> new``."""
+    old = dict((r['name'], r) for r in before)
+    new = dict((r['name'], r) for r in after)
+    return {
+        'added': ['%s==%s' % (n, _label(new[n])) for n in sorted(set(new) - set(old))],
+        'removed': ['%s==%s' % (n, _label(old[n])) for n in sorted(set(old) - set(new))],
+        'changed': ['%s %s -> %s' % (n, _label(old[n]), _label(new[n])) for n in sorted(set(old) & set(new))
+                    if _label(old[n]) != _label(new[n]) or old[n]['channel'] != new[n]['channel']],
+    }
+
+
+def has_changes(changes):
+    return any(changes[key] for key in ('added', 'removed', 'changed'))
+
+
+def render_packages(packages):
+    """One ``name==version=build  (channel)`` line per package, the text ``--diff`` compares."""
+    return ''.join('%s==%s  (%s)\n' % (r['name'], _label(r), r['channel']) for r in packages)
+
+
+def explicit_entries(text):
+    """The package URLs (with ``#md5``) of ``conda list --explicit --md5``; the comment header
+    names the conda version and is left out so an upgraded conda is not taken for drift."""
+    return sorted(line.strip() for line in (text or '').splitlines()
+                  if line.strip() and not line.startswith('#') and line.strip() != '@EXPLICIT')
+
+
+def sha256_text(text):
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+def env_prefixes(info):
+    """``conda info --json`` -> (envs dirs, known env prefixes, root prefix)."""
+    try:
+        return list(info['envs_dirs']), list(info['envs']), info['root_prefix']
+    except (KeyError, TypeError):
+        raise CondaEnvError('conda info --json lacks envs_dirs, envs or root_prefix')
+
+
+def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock):
+    """Why an existing env differs from its declaration; empty when it does not.
+
+    Declared vs installed: every declared conda package and pip project is installed, pinned pip
+    versions match. Declared vs last applied: the rendered spec equals the one stored after the
+    last change, and the env's explicit package list equals the lock written then, so a package
+    removed or added by hand, or an update killed midway, is found."""
+    reasons = []
+    conda_names = set(r['name'] for r in installed if r['channel'] != PIP_CHANNEL)
+    pip_versions = dict((normalize_pip_name(r['name']), r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
+    missing = [s for s in environment['conda'] if matchspec_name(s) not in conda_names]
+    if missing:
+        reasons.append('declared conda packages not installed: %s' % ', '.join(missing))
+    for line in environment['pip']:
+        requirement = pip_requirement(line)
+        if requirement is None:
+            continue
+        name, pinned = requirement
+        if name not in pip_versions:
+            reasons.append('declared pip package not installed: %s' % line)
+        elif pinned and pip_versions[name] != pinned:
+            reasons.append('pip package %s is %s, declared %s' % (name, pip_versions[name], line))
+    if stored_spec is None:
+        reasons.append('no record of a spec applied by this module (first run on an existing env)')
+    elif stored_spec != rendered_spec:
+        reasons.append('the declared spec changed since it was last applied')
+    if stored_lock is not None and explicit_entries(stored_lock) != explicit_entries(current_lock):
+        reasons.append('the installed packages differ from the lock written after the last change')
+    elif stored_lock is None and stored_spec is not None:
+        reasons.append('the lock written after the last change is missing')
+    return reasons
+
+
+def predicted_pip(installed, environment):
+    """Pip packages after the pip section runs, as far as it can be known without running pip:
+    pinned requirements at their pin, unpinned ones at the installed version or ``?``."""
+    current = dict((normalize_pip_name(r['name']), r) for r in installed if r['channel'] == PIP_CHANNEL)
+    predicted = dict(current)
+    for line in environment['pip']:
+        requirement = pip_requirement(line)
+        if requirement is None:
+            continue
+        name, pinned = requirement
+        version = pinned or (current[name]['version'] if name in current else '?')
+        predicted[name] = {'name': name, 'version': version, 'build': 'pypi_0', 'channel': PIP_CHANNEL}
+    return [predicted[name] for name in sorted(predicted)]

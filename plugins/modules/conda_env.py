@@ -1,0 +1,358 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: conda_env
+short_description: Declare a conda environment from an environment.yml spec, with drift detection and a lock
+version_added: 0.1.0
+description:
+  - Makes a conda environment match a declared environment.yml spec, driving the conda CLI of an existing
+    installation (C(<conda_prefix>/bin/conda)).
+  - Creates a missing env with C(conda env create), and brings an existing one to the spec with
+    C(conda env update --prune). It never runs C(conda env create) over an existing env, because conda
+    then deletes and recreates it silently.
+  - Before any change the conda part of the spec is solved with a dry run (C(conda create --dry-run)), so an
+    unsolvable spec, a missing package or an unreachable channel fails with a named reason and the env unchanged.
+  - C(nodefaults) in the channels (which conda 26 takes for a channel name and fails on) is removed; the dry
+    run then uses C(--override-channels) so the spec must solve from its own channels alone.
+  - "Drift is found three ways: declared conda packages and pip projects missing (or a pinned pip version
+    differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
+    from the explicit lock written after the last change (a package removed by hand, an update killed midway)."
+  - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
+    C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
+    (C(conda env export --from-history)), and returns the lock's sha256.
+  - The spec is given as data (O(spec)); the M(aistack.gpu_node.conda_env) role reads environment.yml files on
+    the controller and passes them here.
+author: aistack.gpu_node contributors (@aistack)
+options:
+  name:
+    description:
+      - Environment name. The env lives at O(prefix), or C(<first envs_dirs entry>/<name>).
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates or updates the env; V(absent) removes it (C(conda remove --all)) and its lock files.
+    type: str
+    choices: [present, absent]
+    default: present
+  spec:
+    description:
+      - The environment.yml content as a mapping with C(channels), C(dependencies) (conda match specs and at
+        most one C(pip:) list) and optional C(variables). C(name) and C(prefix) in it are ignored.
+      - Required with O(state=present).
+    type: dict
+  conda_prefix:
+    description:
+      - Prefix of the conda installation whose C(bin/conda) is run.
+    type: path
+    default: /opt/conda
+  prefix:
+    description:
+      - Full path of the env, overriding the location derived from O(name).
+    type: path
+  lock_dir:
+    description:
+      - Writable directory for the rendered spec and the lock files; defaults to the directory holding the env.
+      - Conda writes the pip section's requirements file next to the spec, so this must be writable.
+    type: path
+  driver_version:
+    description:
+      - NVIDIA driver version of the node, used to name the PyTorch wheel index (C(cuXXX)) that fits it when a
+        spec asks for the retired PyTorch conda channel.
+    type: str
+  environment:
+    description:
+      - Extra environment variables for every conda call, for example C(CONDA_OVERRIDE_CUDA) or proxies.
+    type: dict
+    default: {}
+attributes:
+  check_mode:
+    support: partial
+    description:
+      - Reports whether the env would change, why (RV(drift)), and the conda package changes predicted by a
+        dry-run solve of the spec. A dry run does not run pip, so pip changes are predicted from the pins only
+        (C(pip_simulated=false)); the prediction is a fresh solve, so an unpinned package may be shown at a newer
+        version than C(conda env update) keeps.
+  diff_mode:
+    support: full
+    description: The env's package list (conda and pip) before and after, one C(name==version=build) line each.
+  platform:
+    support: full
+    platforms: posix
+seealso:
+  - name: conda env update
+    description: The command used on an existing env.
+    link: https://docs.conda.io/projects/conda/en/stable/commands/env/update.html
+notes:
+  - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
+    still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
+    the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice.
+'''
+
+EXAMPLES = r'''
+- name: Torch env with a pip section
+  aistack.gpu_node.conda_env:
+    name: torch
+    spec:
+      channels: [conda-forge, nodefaults]
+      dependencies:
+        - python=3.11
+        - pip
+        - numpy
+        - pip:
+            - --index-url https://download.pytorch.org/whl/cu130
+            - torch==2.11.0
+
+- name: Remove an env
+  aistack.gpu_node.conda_env:
+    name: scratch
+    state: absent
+'''
+
+RETURN = r'''
+prefix:
+  description: Path of the env.
+  returned: always
+  type: str
+  sample: /opt/conda/envs/torch
+drift:
+  description: Why the env differs from its declaration; empty when it matches.
+  returned: always
+  type: list
+  elements: str
+  sample: ['declared conda packages not installed: hello-ansible']
+package_changes:
+  description: Packages added, removed and changed (conda and pip), done or, in check mode, predicted.
+  returned: always
+  type: dict
+  sample: {added: ['rich==13.9.4=pypi_0'], removed: [], changed: ['libfoo 1.1.0=h4616a5c_0 -> 1.0.0=h4616a5c_0']}
+pip_simulated:
+  description: Whether pip changes were simulated; always false in check mode, where a dry run cannot run pip.
+  returned: always
+  type: bool
+warnings_spec:
+  description: Lint warnings about the spec, for example the PyTorch conda channel's last torch.
+  returned: always
+  type: list
+  elements: str
+lock:
+  description: Paths of the files written beside the env and the sha256 of the explicit lock.
+  returned: when the env exists after the run
+  type: dict
+  sample:
+    explicit: /opt/conda/envs/torch.explicit.txt
+    from_history: /opt/conda/envs/torch.from-history.yml
+    spec: /opt/conda/envs/torch.environment.yml
+    sha256: 9f2c...
+commands:
+  description: The conda commands that changed the env, in order.
+  returned: always
+  type: list
+  elements: str
+'''
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+
+
+class Conda(object):
+    """Runs ``<conda_prefix>/bin/conda`` and turns its failures into named errors."""
+
+    def __init__(self, module):
+        self.module = module
+        self.executable = os.path.join(module.params['conda_prefix'], 'bin', 'conda')
+        if not os.access(self.executable, os.X_OK):
+            raise ce.CondaEnvError('conda_prefix %s has no executable bin/conda: install conda first (miniconda role)'
+                                   % module.params['conda_prefix'])
+        self.environ = dict((str(k), str(v)) for k, v in module.params['environment'].items())
+
+    def run(self, *args):
+        argv = [self.executable] + list(args)
+        rc, out, err = self.module.run_command(argv, environ_update=self.environ)
+        if rc != 0:
+            raise ce.conda_failure(' '.join(['conda'] + list(args)), rc, out, err)
+        return out
+
+    def json(self, *args):
+        return ce.parse_json(self.run(*(args + ('--json',))), ' '.join(('conda',) + args))
+
+
+def read_text(path):
+    if not os.path.isfile(path):
+        return None
+    with open(path) as handle:
+        return handle.read()
+
+
+def write_text(module, path, text):
+    directory = os.path.dirname(path)
+    temporary = os.path.join(directory, '.%s.tmp' % os.path.basename(path))
+    with open(temporary, 'w') as handle:
+        handle.write(text)
+    module.atomic_move(temporary, path)
+
+
+def lock_paths(lock_dir, name):
+    return {
+        'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
+        'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
+        'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+    }
+
+
+def locate(conda, name, prefix):
+    """(env prefix, base prefix) from ``conda info --json``."""
+    envs_dirs, _envs, root = ce.env_prefixes(conda.json('info'))
+    prefix = prefix or os.path.join(envs_dirs[0], name)
+    if os.path.realpath(prefix) == os.path.realpath(root):
+        raise ce.CondaEnvError('prefix %s is the base prefix; conda_env manages named envs only' % prefix)
+    return prefix
+
+
+def installed(conda, prefix):
+    return ce.installed_packages(conda.json('list', '-p', prefix))
+
+
+def solve(conda, environment, solve_prefix):
+    """Dry-run solve of the spec's conda part into a prefix that does not exist: the env a create
+    would make, and a named failure (unsolvable, missing, offline) before anything changes."""
+    args = ['create', '--dry-run', '-p', solve_prefix]
+    if environment['override_channels']:
+        args.append('--override-channels')
+    for channel in environment['channels']:
+        args += ['-c', channel]
+    return ce.transaction(conda.json(*(args + environment['conda'])))
+
+
+def write_locks(module, conda, prefix, paths, spec_file):
+    module.atomic_move(spec_file, paths['spec'])
+    explicit = conda.run('list', '--explicit', '--md5', '-p', prefix)
+    write_text(module, paths['explicit'], explicit)
+    write_text(module, paths['from_history'], conda.run('env', 'export', '--from-history', '-p', prefix))
+    return ce.sha256_text(explicit)
+
+
+def lock_result(paths):
+    explicit = read_text(paths['explicit'])
+    return dict(paths, sha256=ce.sha256_text(explicit) if explicit is not None else None)
+
+
+def ensure_present(module, conda, name, prefix, lock_dir):
+    params = module.params
+    environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
+                                           driver_version=params['driver_version'])
+    rendered = ce.render_environment(name, environment)
+    paths = lock_paths(lock_dir, name)
+    exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    before = installed(conda, prefix) if exists else []
+    if exists:
+        reasons = ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
+                           conda.run('list', '--explicit', '--md5', '-p', prefix))
+    else:
+        reasons = ['env %s does not exist' % prefix]
+    result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
+                  commands=[], package_changes=ce.package_changes(before, before))
+    if not reasons:
+        result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before))
+        return result
+
+    if not os.path.isdir(lock_dir):
+        raise ce.CondaEnvError('lock_dir %s does not exist; it must be a writable directory' % lock_dir)
+    try:
+        planned = solve(conda, environment, os.path.join(lock_dir, '.%s.solve-check' % name))
+    except ce.CondaEnvError as error:
+        # In check mode on a node whose .condarc is not written yet, the channels are out of reach:
+        # the run says it would change the env and why it cannot predict more, instead of failing.
+        if not (module.check_mode and error.exception_name == 'CondaHTTPError'):
+            raise
+        module.warn('env %s: packages not predicted, the channels are unreachable: %s' % (name, error))
+        result.update(changed=True, diff=diff_of(before, before))
+        return result
+    if module.check_mode:
+        after = sorted(planned['link'] + ce.predicted_pip(before, environment), key=lambda r: r['name'])
+        result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
+        return result
+
+    # The rendered spec goes to a writable work file: conda writes the pip requirements file beside it.
+    spec_file = os.path.join(lock_dir, '.%s.applying.yml' % name)
+    write_text(module, spec_file, rendered)
+    if exists:
+        command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
+    else:
+        command = ('env', 'create', '-f', spec_file, '-p', prefix)
+    conda.json(*command)
+    result['commands'].append(' '.join(('conda',) + command + ('--json',)))
+    after = installed(conda, prefix)
+    result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
+                  diff=diff_of(before, after))
+    write_locks(module, conda, prefix, paths, spec_file)
+    result['lock'] = lock_result(paths)
+    return result
+
+
+def ensure_absent(module, conda, name, prefix, lock_dir):
+    paths = lock_paths(lock_dir, name)
+    exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    before = installed(conda, prefix) if exists else []
+    leftovers = [path for path in paths.values() if os.path.exists(path)]
+    result = dict(prefix=prefix, drift=['env %s exists' % prefix] if exists else [], pip_simulated=False,
+                  warnings_spec=[], commands=[], changed=exists or bool(leftovers),
+                  package_changes=ce.package_changes(before, []), diff=diff_of(before, []))
+    if module.check_mode or not result['changed']:
+        return result
+    if exists:
+        conda.json('remove', '-y', '--all', '-p', prefix)
+        result['commands'].append('conda remove -y --all -p %s --json' % prefix)
+    for path in leftovers:
+        os.unlink(path)
+    return result
+
+
+def diff_of(before, after):
+    return {'before': ce.render_packages(before), 'after': ce.render_packages(after)}
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            name=dict(type='str', required=True),
+            state=dict(type='str', choices=['present', 'absent'], default='present'),
+            spec=dict(type='dict'),
+            conda_prefix=dict(type='path', default='/opt/conda'),
+            prefix=dict(type='path'),
+            lock_dir=dict(type='path'),
+            driver_version=dict(type='str'),
+            environment=dict(type='dict', default={}),
+        ),
+        required_if=[('state', 'present', ('spec',))],
+        supports_check_mode=True,
+    )
+    params = module.params
+    try:
+        ce.validate_env_name(params['name'])
+        conda = Conda(module)
+        prefix = locate(conda, params['name'], params['prefix'])
+        lock_dir = params['lock_dir'] or os.path.dirname(prefix.rstrip('/'))
+        if params['state'] == 'present':
+            result = ensure_present(module, conda, params['name'], prefix, lock_dir)
+        else:
+            result = ensure_absent(module, conda, params['name'], prefix, lock_dir)
+    except ce.CondaEnvError as error:
+        module.fail_json(msg=to_native(error))
+    except (IOError, OSError) as error:
+        module.fail_json(msg='env %s: %s' % (params['name'], to_native(error)))
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

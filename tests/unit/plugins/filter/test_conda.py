@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import pytest
+
+from conftest import read_conda
+from ansible.errors import AnsibleFilterError
+from ansible_collections.aistack.gpu_node.plugins.filter import conda
+
+FILTERS = conda.FilterModule().filters()
+
+
+def test_config_sources_from_real_conda():
+    sources = FILTERS['conda_config_sources'](read_conda('conda-config-show-sources.txt'))
+    assert [s['source'] for s in sources] == ['/home/ml/.condarc']
+    settings = sources[0]['settings']
+    assert settings['channel_alias'] == 'file:///srv/conda-mirror' and settings['channel_priority'] == 'strict'
+    # That recorded .condarc sets default_channels: fine for Miniconda, a stray "defaults" for Miniforge.
+    assert FILTERS['conda_condarc_problems'](settings, 'miniconda') == []
+    assert 'Miniforge takes no "defaults"' in FILTERS['conda_condarc_problems'](settings, 'miniforge')[0]
+    with pytest.raises(AnsibleFilterError, match='section of /x does not parse'):
+        FILTERS['conda_config_sources']('==> /x <==\nchannels: [a\n')
+
+
+def test_condarc_filter_names_policy_errors():
+    assert FILTERS['conda_condarc']('http://m', ['conda-forge'], 'miniforge', solver='classic')['solver'] == 'classic'
+    with pytest.raises(AnsibleFilterError, match='conda_condarc: Miniforge takes no "defaults"'):
+        FILTERS['conda_condarc']('http://m', ['defaults'], 'miniforge')
+
+
+def test_environment_file_errors_name_the_file():
+    text = 'name: demo\nchannels: [conda-forge]\ndependencies:\n  - pip\n  - pip:\n    - six==1.17.0\n'
+    assert FILTERS['conda_environment_file'](text, 'envs/demo.yml')['dependencies'][1] == {'pip': ['six==1.17.0']}
+    with pytest.raises(AnsibleFilterError, match='envs/bad.yml is not valid YAML'):
+        FILTERS['conda_environment_file']('dependencies: [python\n', 'envs/bad.yml')
+    with pytest.raises(AnsibleFilterError, match='envs/bad.yml: dependencies must be a non-empty list'):
+        FILTERS['conda_environment_file']('name: x\n', 'envs/bad.yml')

@@ -1,0 +1,226 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""conda_env's pure logic against outputs of real conda 26.7 (fixtures/conda-26.7, INDEX.tsv)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+
+import pytest
+import yaml
+
+from conftest import read_conda
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+
+# The environment.yml behind env-create-demo-pip.txt / env-export-full.yml.txt.
+DEMO_PIP = {'name': 'demo-pip', 'channels': ['conda-forge'],
+            'dependencies': ['python=3.11', 'pip', 'hello-ansible', 'libfoo=1.0', {'pip': ['six==1.17.0']}]}
+
+
+def installed(name):
+    return ce.installed_packages(json.loads(read_conda(name)))
+
+
+def test_normalize_keeps_conda_and_pip_parts():
+    env = ce.normalize_environment(DEMO_PIP)
+    assert env['channels'] == ['conda-forge'] and env['override_channels'] is False
+    assert env['conda'] == ['python=3.11', 'pip', 'hello-ansible', 'libfoo=1.0']
+    assert env['pip'] == ['six==1.17.0'] and env['warnings'] == []
+
+
+def test_nodefaults_is_stripped_into_override_channels():
+    # Real conda 26.7 takes nodefaults for a channel name and fails (conda-26.7.1/env-create-nodefaults.txt).
+    assert 'nodefaults' in read_conda('conda-26.7.1/env-create-nodefaults.txt.stderr.txt')
+    env = ce.normalize_environment(dict(DEMO_PIP, channels=['conda-forge', 'nodefaults']))
+    assert env['channels'] == ['conda-forge'] and env['override_channels'] is True
+    assert 'nodefaults' not in ce.render_environment('demo-pip', env)
+
+
+@pytest.mark.parametrize('spec, message', [
+    (['python'], 'must be a mapping'),
+    ({'dependencies': ['x'], 'channel': ['c']}, "unknown key(s) channel"),
+    ({'dependencies': []}, 'dependencies must be a non-empty list'),
+    ({'dependencies': ['x'], 'channels': 'conda-forge'}, 'channels must be a list'),
+    ({'dependencies': [{'pip': ['six']}, 'python']}, 'needs pip among the conda dependencies'),
+    ({'dependencies': ['pip', {'pip': ['a']}, {'pip': ['b']}]}, 'more than one pip: section'),
+    ({'dependencies': ['pip', {'pip': 'six'}]}, 'pip: section must be a list'),
+    ({'dependencies': [{'conda': ['x']}]}, 'neither a conda package spec nor a pip: section'),
+    ({'dependencies': ['x'], 'variables': ['A=1']}, 'variables must be a mapping'),
+])
+def test_bad_environments_are_named(spec, message):
+    with pytest.raises(ce.CondaEnvError) as error:
+        ce.normalize_environment(spec, source='envs/bad.yml')
+    assert message in str(error.value) and str(error.value).startswith('envs/bad.yml: ')
+
+
+def test_dead_pytorch_channel_refused_with_the_fix_for_the_driver():
+    spec = {'channels': ['pytorch', 'nvidia'], 'dependencies': ['pytorch=2.7', 'pytorch-cuda=12.4']}
+    with pytest.raises(ce.CondaEnvError) as error:
+        ce.normalize_environment(spec, driver_version='580.159.04')
+    message = str(error.value)
+    assert 'stopped at torch 2.5.1' in message and 'cuda-version' in message
+    assert 'https://download.pytorch.org/whl/cu13' in message and 'driver 580.159.04' in message
+
+
+def test_old_pytorch_channel_torch_is_allowed_with_a_warning():
+    env = ce.normalize_environment({'channels': ['pytorch'], 'dependencies': ['pytorch=2.4', 'pytorch-cuda=12.1']})
+    assert env['warnings'] and '2.5.1' in env['warnings'][0]
+    assert ce.normalize_environment({'dependencies': ['conda-forge::pytorch>=2.6', 'cuda-version=12.6']})['warnings'] == []
+
+
+def test_rendered_environment_is_yaml_conda_reads_and_stable():
+    env = ce.normalize_environment(dict(DEMO_PIP, variables={'OMP_NUM_THREADS': 8}))
+    text = ce.render_environment('demo-pip', env)
+    assert yaml.safe_load(text) == {'name': 'demo-pip', 'channels': ['conda-forge'],
+                                    'dependencies': DEMO_PIP['dependencies'], 'variables': {'OMP_NUM_THREADS': '8'}}
+    assert text == ce.render_environment('demo-pip', ce.normalize_environment(dict(DEMO_PIP, variables={'OMP_NUM_THREADS': '8'})))
+    assert yaml.safe_load(ce.render_environment('x', ce.normalize_environment({'dependencies': ['a']})))['channels'] == []
+
+
+@pytest.mark.parametrize('spec, name', [
+    ('python=3.11', 'python'), ('conda-forge::numpy >=1.26', 'numpy'), ('blas=*=mkl', 'blas'),
+    ("libfoo[version='>=2']", 'libfoo'), ('PyYAML', 'pyyaml'), ('cuda-version 12.6.*', 'cuda-version'),
+])
+def test_matchspec_name(spec, name):
+    assert ce.matchspec_name(spec) == name
+
+
+@pytest.mark.parametrize('line, expected', [
+    ('six==1.17.0', ('six', '1.17.0')), ('Typing_Extensions>=4', ('typing-extensions', None)),
+    ('torch==2.11.0; python_version >= "3.10"', ('torch', '2.11.0')), ('requests[socks]==2.32.3', ('requests', '2.32.3')),
+    ('--index-url https://download.pytorch.org/whl/cu130', None), ('--find-links /srv/wheels', None),
+    ('git+https://github.com/NVIDIA/apex', None), ('apex @ file:///srv/apex.whl', None), ('-r extra.txt', None),
+])
+def test_pip_requirement(line, expected):
+    assert ce.pip_requirement(line) == expected
+
+
+def test_conda_list_marks_pip_packages_by_channel():
+    packages = installed('conda-list-demo-pip.json')
+    assert [p['name'] for p in packages] == ['hello-ansible', 'libfoo', 'pip', 'python', 'six']
+    assert packages[-1] == {'name': 'six', 'version': '1.17.0', 'build': 'pypi_0', 'channel': 'pypi'}
+    assert ce.render_packages(packages).splitlines()[3] == 'python==3.11.7=repack_pyenv_0  (conda-forge)'
+
+
+def test_transaction_of_a_create_dry_run_is_the_new_env():
+    planned = ce.transaction(json.loads(read_conda('dryrun-create-new.json')))
+    assert [p['name'] for p in planned['link']] == ['hello-ansible', 'libfoo'] and planned['unlink'] == []
+    assert ce.package_changes([], planned['link']) == {
+        'added': ['hello-ansible==1.0.0=h4616a5c_0', 'libfoo==1.0.0=h4616a5c_0'], 'removed': [], 'changed': []}
+
+
+def test_downgrade_dry_run_is_a_change():
+    before = installed('conda-list-demo.json')
+    after = ce.apply_transaction(before, ce.transaction(json.loads(read_conda('dryrun-downgrade-libfoo.json'))))
+    assert ce.package_changes(before, after) == {
+        'added': [], 'removed': [], 'changed': ['libfoo 1.1.0=h4616a5c_0 -> 1.0.0=h4616a5c_0']}
+
+
+@pytest.mark.parametrize('name', ['install-noop.json', 'dryrun-upgrade-libfoo.json', 'env-update-prune.json'])
+def test_already_installed_is_no_change(name):
+    planned = ce.transaction(json.loads(read_conda(name)))
+    before = installed('conda-list-demo.json')
+    assert not ce.has_changes(ce.package_changes(before, ce.apply_transaction(before, planned)))
+
+
+def test_prune_removal_and_pip_from_real_updates():
+    before = installed('conda-list-demo-pip.json')
+    after = ce.apply_transaction(before, ce.transaction(json.loads(read_conda('env-update-prune-drift.json'))))
+    assert after == installed('conda-list-demo-pip-after-prune.json')
+    assert ce.package_changes(before, after)['removed'] == ['hello-ansible==1.0.0=h4616a5c_0']
+    assert ce.transaction(json.loads(read_conda('env-create-existing.json')))['pip'] == ['six-1.17.0']
+
+
+def test_a_failed_transaction_is_not_taken_for_one():
+    with pytest.raises(ce.CondaEnvError):
+        ce.transaction(json.loads(read_conda('solve-fail-conflict.json')))
+
+
+@pytest.mark.parametrize('name, rc, expected', [
+    ('solve-fail-missing-pkg.json', 1, 'packages not found in the channels: no-such-package'),
+    ('solve-fail-missing-dep.json', 1, "does-not-exist[version='>=9']"),
+    ('solve-fail-conflict.json', 1, 'the spec cannot be solved: The following specifications'),
+    ('rattler-solver-fail-missing.json', 1, 'RattlerUnsatisfiableError'),
+    ('network-fail.json', 1, 'channel unreachable: HTTP 000 CONNECTION FAILED'),
+    ('gpu-no-cuda.json', 1, '__cuda is a virtual package'),
+])
+def test_failures_are_explained_from_the_error_json(name, rc, expected):
+    message = ce.explain_failure('conda create', rc, read_conda(name), '')
+    assert expected in message and message.startswith('conda create failed (rc=1, ')
+
+
+def test_failure_without_json_keeps_stderr():
+    stderr = read_conda('default-solver-missing-libmamba.txt.stderr.txt')
+    message = ce.explain_failure('conda create', 2, read_conda('default-solver-missing-libmamba.txt'), stderr)
+    assert "invalid choice: 'libmamba'" in message and 'rc=2' in message
+
+
+def test_parse_json_after_progress_text_and_garbage():
+    assert ce.parse_json('Collecting package metadata\n{"success": true}', 'c') == {'success': True}
+    with pytest.raises(ce.CondaEnvError, match='printed no JSON'):
+        ce.parse_json(read_conda('compare-drift.txt'), 'conda compare')
+    with pytest.raises(ce.CondaEnvError, match='does not parse'):
+        ce.parse_json('{"success": tru', 'c')
+
+
+def test_explicit_lock_entries_ignore_the_header():
+    text = read_conda('conda-list-explicit-md5.txt')
+    entries = ce.explicit_entries(text)
+    assert len(entries) == 4 and all('.conda#' in e for e in entries)
+    assert ce.explicit_entries(text.replace('26.7.2.dev56', '26.9.0')) == entries
+    assert len(ce.sha256_text(text)) == 64
+
+
+def test_env_prefixes_from_conda_info():
+    dirs, envs, root = ce.env_prefixes(json.loads(read_conda('conda-info.json')))
+    assert dirs[0] == '/opt/conda/envs' and '/opt/conda/envs/demo-pip' in envs and root == '/opt/conda'
+    with pytest.raises(ce.CondaEnvError):
+        ce.env_prefixes({'envs': []})
+
+
+def _demo_drift(**overrides):
+    env = ce.normalize_environment(DEMO_PIP)
+    rendered = ce.render_environment('demo-pip', env)
+    lock = read_conda('conda-list-explicit-md5.txt')
+    args = dict(environment=env, installed=installed('conda-list-demo-pip.json'), stored_spec=rendered,
+                rendered_spec=rendered, stored_lock=lock, current_lock=lock)
+    args.update(overrides)
+    return ce.drift(**args)
+
+
+def test_no_drift_when_declared_applied_and_installed_agree():
+    assert _demo_drift() == []
+
+
+def test_drift_reasons():
+    assert 'declared conda packages not installed: hello-ansible' in _demo_drift(
+        installed=installed('conda-list-demo-pip-after-prune.json'))[0]
+    assert _demo_drift(stored_spec='old') == ['the declared spec changed since it was last applied']
+    assert _demo_drift(stored_spec=None) == ['no record of a spec applied by this module (first run on an existing env)']
+    lock = read_conda('conda-list-explicit-md5.txt')
+    removed = '\n'.join(line for line in lock.splitlines() if 'hello-ansible' not in line)
+    assert _demo_drift(current_lock=removed) == ['the installed packages differ from the lock written after the last change']
+    assert _demo_drift(stored_lock=None) == ['the lock written after the last change is missing']
+    env = ce.normalize_environment(dict(DEMO_PIP, dependencies=DEMO_PIP['dependencies'][:-1] + [{'pip': ['six==1.16.0', 'rich']}]))
+    assert _demo_drift(environment=env) == ['pip package six is 1.17.0, declared six==1.16.0',
+                                            'declared pip package not installed: rich']
+
+
+def test_predicted_pip_uses_pins_and_keeps_undeclared():
+    env = ce.normalize_environment(dict(DEMO_PIP, dependencies=DEMO_PIP['dependencies'][:-1] + [{'pip': ['rich', '--no-index']}]))
+    predicted = ce.predicted_pip(installed('conda-list-demo-pip.json'), env)
+    assert [(p['name'], p['version']) for p in predicted] == [('rich', '?'), ('six', '1.17.0')]
+
+
+def test_validate_env_name():
+    ce.validate_env_name('demo-pip')
+    for bad in ('base', '../x', '', None):
+        with pytest.raises(ce.CondaEnvError):
+            ce.validate_env_name(bad)
+
+
+def test_parse_json_skips_pip_text_with_brackets():
+    out = "Ran pip subprocess with arguments:\n['/opt/conda/envs/x/bin/python', '-m']\n" + read_conda('env-create-existing.json')
+    assert ce.parse_json(out, 'conda env create')['actions']['PIP'] == ['six-1.17.0']

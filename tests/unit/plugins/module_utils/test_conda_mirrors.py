@@ -1,0 +1,126 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Mirror ranking, .condarc policy and show-sources parsing; conda's own outputs from fixtures/conda-26.7."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+
+import pytest
+import yaml
+
+from conftest import read_conda
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+
+REPODATA = json.dumps({'info': {'subdir': 'noarch'}, 'packages': {},
+                       'packages.conda': {'libfoo-1.0.0-h4616a5c_0.conda': {'name': 'libfoo'}}})
+
+
+def fetch(url, seconds, error=None):
+    return dict({'url': url, 'seconds': seconds}, **({'error': error} if error else {'packages': 1}))
+
+
+def test_repodata_checked():
+    assert cm.check_repodata(REPODATA.encode(), 'noarch') == 1
+    with pytest.raises(cm.MirrorError, match='truncated or corrupt'):
+        cm.check_repodata(REPODATA[:40].encode(), 'noarch')
+    with pytest.raises(cm.MirrorError, match='no packages'):
+        cm.check_repodata(b'{"info": {}}', 'noarch')
+    with pytest.raises(cm.MirrorError, match='for subdir noarch, not linux-64'):
+        cm.check_repodata(REPODATA, 'linux-64')
+    with pytest.raises(cm.MirrorError, match='does not parse'):
+        cm.check_repodata(b'\xff\xfe', 'noarch')
+
+
+def test_rank_and_choose_the_fastest_healthy_with_fallbacks_in_order():
+    results = [
+        cm.summarize('http://down', [fetch('http://down/conda-forge/noarch/repodata.json', 0.01, 'connection refused')]),
+        cm.summarize('http://slow', [fetch('http://slow/a', 0.9), fetch('http://slow/b', 0.8)]),
+        cm.summarize('http://fast', [fetch('http://fast/a', 0.02), fetch('http://fast/b', 0.03)]),
+        cm.summarize('http://corrupt', [fetch('http://corrupt/a', 0.01, 'repodata.json does not parse')]),
+    ]
+    ranked = cm.rank(results)
+    assert [r['url'] for r in ranked] == ['http://fast', 'http://slow', 'http://down', 'http://corrupt']
+    assert ranked[0]['latency_ms'] == 50 and ranked[1]['latency_ms'] == 1700
+    assert cm.choose(ranked) == ('http://fast', ['http://slow'])
+    # The mirror in use is kept within the margin, and dropped when it is much slower or down.
+    assert cm.choose(ranked, current='http://slow/', margin_ms=2000) == ('http://slow', ['http://fast'])
+    assert cm.choose(ranked, current='http://slow', margin_ms=200) == ('http://fast', ['http://slow'])
+    assert cm.choose(ranked, current='http://down', margin_ms=10000)[0] == 'http://fast'
+    with pytest.raises(cm.MirrorError) as error:
+        cm.choose([r for r in ranked if not r['healthy']])
+    assert 'http://down (http://down/conda-forge/noarch/repodata.json: connection refused)' in str(error.value)
+
+
+def test_tokens_are_redacted():
+    url = 'https://repo.example.com/t/ab-12cd/conda-forge'
+    assert cm.redact(url) == 'https://repo.example.com/t/<token>/conda-forge' and cm.has_token(url)
+    assert cm.summarize(url, [fetch(url + '/noarch/repodata.json', 0.1, 'HTTP 401')])['errors'] == [
+        'https://repo.example.com/t/<token>/conda-forge/noarch/repodata.json: HTTP 401']
+    assert cm.condarc_has_token(cm.build_condarc(url, ['conda-forge'], 'miniforge'))
+
+
+def test_condarc_for_miniforge_matches_what_conda_loaded():
+    condarc = cm.build_condarc('file:///srv/conda-mirror/', ['conda-forge'], 'miniforge', solver='classic',
+                               pkgs_dirs=['/opt/conda/pkgs'], envs_dirs=['/opt/conda/envs'])
+    # The recorded conda 26.7 run loaded this .condarc; every key the role writes reads back the same.
+    loaded = yaml.safe_load(cm.parse_show_sources(read_conda('conda-config-show-sources.txt'))[0][1])
+    assert dict((k, loaded[k]) for k in condarc) == condarc
+    assert 'default_channels' not in condarc and not cm.condarc_has_token(condarc)
+
+
+def test_condarc_with_defaults_for_miniconda():
+    condarc = cm.build_condarc('https://mirror.example/', ['defaults'], 'miniconda', default_channels=['pkgs/main'],
+                               custom_channels={'internal': 'https://other.example/'},
+                               proxy_servers={'https': 'http://proxy:3128'}, ssl_verify='/etc/ssl/certs/corp.pem',
+                               settings={'remote_max_retries': 5})
+    assert condarc == {'channels': ['defaults'], 'channel_alias': 'https://mirror.example', 'channel_priority': 'strict',
+                       'default_channels': ['https://mirror.example/pkgs/main'],
+                       'custom_channels': {'internal': 'https://other.example'},
+                       'proxy_servers': {'https': 'http://proxy:3128'}, 'ssl_verify': '/etc/ssl/certs/corp.pem',
+                       'remote_max_retries': 5}
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    (dict(channels=['defaults'], distribution='miniforge'), 'Miniforge takes no "defaults"'),
+    (dict(channels=['defaults', 'conda-forge'], distribution='miniconda'), 'served from the same mirror'),
+    (dict(channels=[], distribution='miniforge'), 'channels must be a non-empty list'),
+    (dict(channels=['conda forge'], distribution='miniforge'), "'conda forge' is not a channel name"),
+    (dict(channels=['conda-forge'], distribution='anaconda'), 'distribution must be one of'),
+    (dict(channels=['conda-forge'], distribution='miniforge', settings={'channel_priority': 'flexible'}),
+     'settings.channel_priority is decided by the role'),
+    (dict(channels=['conda-forge'], distribution='miniforge', custom_channels={'x': 'ftp://x'}), 'custom_channels.x'),
+])
+def test_policy_and_bad_input_refused(kwargs, message):
+    with pytest.raises(cm.MirrorError) as error:
+        cm.build_condarc('https://mirror.example', **kwargs)
+    assert message in str(error.value)
+
+
+def test_defaults_and_conda_forge_from_different_mirrors_pass():
+    condarc = cm.build_condarc('https://anaconda-mirror.example', ['defaults', 'conda-forge'], 'miniconda',
+                               custom_channels={'conda-forge': 'https://forge-mirror.example'})
+    assert condarc['default_channels'][0].startswith('https://anaconda-mirror.example/')
+
+
+def test_policy_of_a_loaded_condarc():
+    assert cm.policy_problems({'solver': 'classic'}, 'miniforge') == []
+    assert cm.policy_problems({'channels': ['conda-forge'], 'channel_priority': 'flexible'}, 'miniforge') == [
+        'channel_priority must be strict (mixing channels per package breaks ABI compatibility)']
+
+
+@pytest.mark.parametrize('url', ['mirror.example', 'file://', 'ftp://mirror', None])
+def test_bad_mirror_urls(url):
+    with pytest.raises(cm.MirrorError, match='mirrors: .* is not a mirror URL'):
+        cm.validate_url(url, 'mirrors')
+
+
+def test_show_sources_sections():
+    text = ('==> /opt/conda/.condarc <==\nchannels:\n  - conda-forge\n\n'
+            '==> /root/.condarc <==\nsolver: classic\n\n==> envvars <==\nofflinE: True\n')
+    assert cm.parse_show_sources(text) == [('/opt/conda/.condarc', 'channels:\n  - conda-forge\n'),
+                                           ('/root/.condarc', 'solver: classic\n'), ('envvars', 'offlinE: True\n')]
+    assert cm.parse_show_sources('') == []
+    assert cm.repodata_url('http://m', '/conda-forge/', 'noarch') == 'http://m/conda-forge/noarch/repodata.json'

@@ -1,0 +1,196 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The conda_env module's decisions, with conda's answers replayed from real conda 26.7 recordings."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from conftest import read_conda, run_module
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.modules import conda_env
+
+SPEC = {'channels': ['conda-forge', 'nodefaults'],
+        'dependencies': ['python=3.11', 'pip', 'hello-ansible', 'libfoo=1.0', {'pip': ['six==1.17.0']}]}
+LOCK = read_conda('conda-list-explicit-md5.txt')
+
+
+class RecordedConda(object):
+    """Answers each conda call with a recorded real output; ``answers`` maps the subcommand to
+    (rc, fixture name or text). Calls are recorded in order."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.calls = []
+        self.list_after_update = None
+        self.answers = {
+            'info': (0, 'conda-info.json'),
+            'create --dry-run': (0, 'env-create-dryrun.json'),
+            'env create': (0, 'env-create-existing.json'),
+            'env update': (0, 'env-update-prune.json'),
+            'list --json': (0, 'conda-list-demo-pip.json'),
+            'list --explicit': (0, 'conda-list-explicit-md5.txt'),
+            'env export': (0, 'env-export-from-history.yml.txt'),
+            'remove': (0, 'remove-env.json'),
+        }
+
+    def __call__(self, module, argv, environ_update=None, **kwargs):
+        args = argv[1:]
+        self.calls.append(args)
+        key = next(k for k in self.answers if args[:len(k.split())] == k.split()
+                   or (k.split()[0] == args[0] and k.split()[1] in args))
+        rc, answer = self.answers[key]
+        if key == 'env create' and rc == 0:
+            os.makedirs(os.path.join(self.prefix, 'conda-meta'))
+        if key == 'env update' and rc == 0 and self.list_after_update:
+            self.answers['list --json'] = (0, self.list_after_update)
+        if key == 'remove' and rc == 0:
+            os.rmdir(os.path.join(self.prefix, 'conda-meta'))
+        text = read_conda(answer) if answer.endswith(('.json', '.txt')) else answer
+        return rc, text, ''
+
+    def commands(self):
+        return [' '.join(call[:2]) for call in self.calls]
+
+
+@pytest.fixture
+def node(tmp_path, monkeypatch):
+    conda_prefix = tmp_path / 'conda'
+    (conda_prefix / 'bin').mkdir(parents=True)
+    (conda_prefix / 'bin' / 'conda').write_text('#!/bin/sh\nexit 99\n')
+    (conda_prefix / 'bin' / 'conda').chmod(0o755)
+    (tmp_path / 'envs').mkdir()
+    prefix = str(tmp_path / 'envs' / 'demo-pip')
+    fake = RecordedConda(prefix)
+    monkeypatch.setattr(AnsibleModule, 'run_command', lambda module, argv, **kwargs: fake(module, argv, **kwargs))
+    args = {'name': 'demo-pip', 'spec': SPEC, 'conda_prefix': str(conda_prefix), 'prefix': prefix,
+            'environment': {'CONDA_OVERRIDE_CUDA': '12.4'}}
+    return fake, args, tmp_path / 'envs'
+
+
+def test_create_then_idempotent(node, capsys):
+    fake, args, envs = node
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['changed'] is True, result
+    assert fake.commands() == ['info --json', 'create --dry-run', 'env create', 'list -p', 'list --explicit',
+                               'env export']
+    solve = fake.calls[1]
+    assert '--override-channels' in solve and solve[solve.index('-c') + 1] == 'conda-forge' and 'nodefaults' not in solve
+    assert fake.calls[2][:3] == ['env', 'create', '-f'] and fake.calls[2][3] == str(envs / '.demo-pip.applying.yml')
+    assert result['drift'] == ['env %s does not exist' % args['prefix']]
+    assert result['package_changes']['added'][-1] == 'six==1.17.0=pypi_0'
+    assert result['diff']['before'] == '' and 'python==3.11.7=repack_pyenv_0  (conda-forge)' in result['diff']['after']
+    assert result['lock']['sha256'] and (envs / 'demo-pip.explicit.txt').read_text() == LOCK
+    assert 'nodefaults' not in (envs / 'demo-pip.environment.yml').read_text()
+    assert (envs / 'demo-pip.from-history.yml').read_text().startswith('name: demo-pip')
+    assert not (envs / '.demo-pip.applying.yml').exists()
+
+    fake.calls[:] = []
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['changed'] is False and result['drift'] == []
+    assert fake.commands() == ['info --json', 'list -p', 'list --explicit']
+
+
+def test_spec_change_predicted_in_check_mode_then_updated_with_prune(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    drifted = dict(SPEC, dependencies=['python=3.11', 'pip', 'libfoo=1.0', {'pip': ['six==1.17.0']}])
+    # The recorded dry run solved hello-ansible and libfoo alone: the prediction is its LINK list.
+    fake.answers['create --dry-run'] = (0, 'dryrun-create-new.json')
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, spec=drifted, _ansible_check_mode=True, _ansible_diff=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert result['drift'] == ['the declared spec changed since it was last applied']
+    assert result['pip_simulated'] is False
+    assert 'env update' not in fake.commands() and 'env create' not in fake.commands()
+    assert result['package_changes']['removed'] == ['pip==26.3=pyh4616a5c_0', 'python==3.11.7=repack_pyenv_0']
+    spec_before = (envs / 'demo-pip.environment.yml').read_text()
+
+    fake.answers['env update'] = (0, 'env-update-prune-drift.json')
+    fake.list_after_update = 'conda-list-demo-pip-after-prune.json'
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, spec=drifted), capsys)
+    assert code == 0 and result['changed'] is True
+    assert [c[:3] for c in fake.calls if c[0] == 'env'] == [['env', 'update', '--prune'], ['env', 'export', '--from-history']], \
+        'an existing env is updated, never created again'
+    assert result['package_changes'] == {'added': [], 'removed': ['hello-ansible==1.0.0=h4616a5c_0'], 'changed': []}
+    assert (envs / 'demo-pip.environment.yml').read_text() != spec_before
+
+
+def test_hand_removed_package_is_drift(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    fake.answers['list --json'] = (0, 'conda-list-demo-pip-after-prune.json')
+    fake.answers['list --explicit'] = (0, '\n'.join(line for line in LOCK.splitlines() if 'hello-ansible' not in line))
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert result['drift'] == ['declared conda packages not installed: hello-ansible',
+                               'the installed packages differ from the lock written after the last change']
+    assert result['package_changes']['added'] == ['hello-ansible==1.0.0=h4616a5c_0']
+
+
+@pytest.mark.parametrize('answer, expected', [
+    ('solve-fail-conflict.json', 'the spec cannot be solved'),
+    ('solve-fail-missing-pkg.json', 'packages not found in the channels: no-such-package'),
+    ('network-fail.json', 'channel unreachable: HTTP 000'),
+])
+def test_unsolvable_spec_fails_before_any_change(node, capsys, answer, expected):
+    fake, args, envs = node
+    fake.answers['create --dry-run'] = (1, answer)
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 1 and expected in result['msg']
+    assert fake.commands() == ['info --json', 'create --dry-run']
+    assert os.listdir(str(envs)) == []
+
+
+def test_failed_update_writes_no_lock(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    lock_before = (envs / 'demo-pip.explicit.txt').read_text()
+    fake.answers['env update'] = (1, 'solve-fail-conflict.json')
+    code, result = run_module(conda_env, dict(args, spec=dict(SPEC, dependencies=SPEC['dependencies'] + ['libfoo>=2'])), capsys)
+    assert code == 1 and 'conda env update --prune' in result['msg']
+    assert (envs / 'demo-pip.explicit.txt').read_text() == lock_before
+    assert 'libfoo>=2' not in (envs / 'demo-pip.environment.yml').read_text()
+
+
+def test_absent_removes_env_and_locks(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    code, result = run_module(conda_env, dict(args, state='absent', _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True and os.path.isdir(args['prefix'] + '/conda-meta')
+    assert result['package_changes']['removed'][0] == 'hello-ansible==1.0.0=h4616a5c_0'
+    code, result = run_module(conda_env, dict(args, state='absent'), capsys)
+    assert code == 0 and result['changed'] is True
+    assert fake.calls[-1][:3] == ['remove', '-y', '--all'] and os.listdir(str(envs)) == ['demo-pip']
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, state='absent'), capsys)
+    assert code == 0 and result['changed'] is False
+
+
+def test_refusals(node, capsys, tmp_path):
+    fake, args, envs = node
+    code, result = run_module(conda_env, dict(args, conda_prefix=str(tmp_path / 'none')), capsys)
+    assert code == 1 and 'has no executable bin/conda' in result['msg']
+    code, result = run_module(conda_env, dict(args, prefix='/opt/conda'), capsys)
+    assert code == 1 and 'is the base prefix' in result['msg']
+    code, result = run_module(conda_env, dict(args, name='base'), capsys)
+    assert code == 1 and 'not a usable environment name' in result['msg']
+    code, result = run_module(conda_env, dict(args, spec={'dependencies': 'python'}), capsys)
+    assert code == 1 and result['msg'].startswith('spec of env demo-pip: dependencies must be a non-empty list')
+    code, result = run_module(conda_env, dict(args, lock_dir=str(tmp_path / 'missing')), capsys)
+    assert code == 1 and 'lock_dir' in result['msg']
+    assert 'env create' not in fake.commands()
+
+
+def test_check_mode_with_unreachable_channels_warns_instead_of_failing(node, capsys):
+    fake, args, envs = node
+    fake.answers['create --dry-run'] = (1, 'network-fail.json')
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert 'packages not predicted, the channels are unreachable' in str(result['warnings'][0])
+    assert os.listdir(str(envs)) == []

@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""conda_mirror_probe against real HTTP mirrors on loopback: healthy, slow, corrupt and down."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.modules import conda_mirror_probe
+
+
+def repodata(subdir):
+    return json.dumps({'info': {'subdir': subdir}, 'packages': {},
+                       'packages.conda': {'libfoo-1.0.0-h4616a5c_0.conda': {'name': 'libfoo', 'version': '1.0.0'}}}).encode()
+
+
+def serve(delay=0.0, corrupt=False):
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            parts = self.path.strip('/').split('/')
+            if len(parts) != 3 or parts[0] != 'conda-forge' or parts[2] != 'repodata.json':
+                self.send_error(404)
+                return
+            time.sleep(delay)
+            body = repodata(parts[1])
+            body = body[:len(body) // 2] if corrupt else body
+            self.send_response(200)
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, 'http://127.0.0.1:%d' % server.server_address[1]
+
+
+@pytest.fixture
+def mirrors():
+    servers = [serve(), serve(delay=0.3), serve(corrupt=True)]
+    closed = socket.socket()
+    closed.bind(('127.0.0.1', 0))
+    down = 'http://127.0.0.1:%d' % closed.getsockname()[1]
+    closed.close()
+    yield {'fast': servers[0][1], 'slow': servers[1][1], 'corrupt': servers[2][1], 'down': down}
+    for server, _url in servers:
+        server.shutdown()
+
+
+def test_fastest_healthy_chosen_failures_explained(mirrors, capsys):
+    order = [mirrors['down'], mirrors['slow'], mirrors['corrupt'], mirrors['fast']]
+    code, result = run_module(conda_mirror_probe, {'mirrors': order, '_ansible_check_mode': True}, capsys)
+    assert code == 0 and result['changed'] is False
+    assert result['chosen'] == mirrors['fast'] and result['chosen_index'] == 3
+    assert result['fallbacks'] == [mirrors['slow']] and result['fallback_indexes'] == [1]
+    ranked = dict((r['url'], r) for r in result['ranked'])
+    assert ranked[mirrors['slow']]['latency_ms'] >= 600 and ranked[mirrors['fast']]['latency_ms'] < 600
+    assert ranked[mirrors['fast']]['packages'] == 2
+    assert 'truncated or corrupt' in ranked[mirrors['corrupt']]['errors'][0]
+    assert ranked[mirrors['down']]['healthy'] is False and 'refused' in ranked[mirrors['down']]['errors'][0].lower()
+
+
+def test_mirror_in_use_kept_within_margin(mirrors, capsys):
+    args = {'mirrors': [mirrors['fast'], mirrors['slow']], 'current': mirrors['slow'] + '/'}
+    code, result = run_module(conda_mirror_probe, dict(args, switch_margin_ms=5000), capsys)
+    assert result['chosen'] == mirrors['slow'] and result['fallbacks'] == [mirrors['fast']]
+    code, result = run_module(conda_mirror_probe, dict(args, switch_margin_ms=0), capsys)
+    assert result['chosen'] == mirrors['fast']
+
+
+def test_none_healthy_is_reported(mirrors, capsys):
+    code, result = run_module(conda_mirror_probe, {'mirrors': [mirrors['down'], mirrors['corrupt']], 'subdirs': ['noarch']}, capsys)
+    assert code == 0 and result['chosen'] is None and result['chosen_index'] is None
+    assert result['message'].startswith('no healthy mirror: %s (' % mirrors['down'])
+
+
+def test_bad_input_named(capsys):
+    code, result = run_module(conda_mirror_probe, {'mirrors': ['mirror.example']}, capsys)
+    assert code == 1 and result['msg'].startswith("mirrors[0]: 'mirror.example' is not a mirror URL")
+    code, result = run_module(conda_mirror_probe, {'mirrors': ['http://m'], 'subdirs': []}, capsys)
+    assert code == 1 and 'at least one entry' in result['msg']
