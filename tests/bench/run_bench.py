@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Benchmarks on fresh podman nodes; prints figures, never judges time.
 
 1. site.yml on one fresh node, then again: both times and their ratio; the second run must
@@ -35,7 +35,7 @@ def start_nodes(names):
         sh(["podman", "rm", "--force", "--ignore", name])
         sh(["podman", "run", "--detach", "--name", name, "--hostname", name, "--systemd=always", IMAGE, "/sbin/init"])
     for name in names:
-        for _ in range(30):
+        for _attempt in range(30):
             state = sh(["podman", "exec", name, "systemctl", "is-system-running", "--wait"], check=False).stdout.strip()
             if state in ("running", "degraded"):
                 break
@@ -73,7 +73,7 @@ def timed_drift(inventory, forks, extra, skip_tags, out):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--nodes", type=int, default=4, help="nodes in the drift run (default 4)")
     parser.add_argument("-e", "--extra-vars", action="append", default=[], help="passed to every run")
     # A podman node reaches no conda installer or mirror and would install a real driver: those
@@ -90,14 +90,14 @@ def main():
     write_inventory(fleet, names)
     try:
         start_nodes(names)
-        first, _ = timed_site(one, extra)
+        first = timed_site(one, extra)[0]
         second, counts = timed_site(one, extra)
         changed = counts[names[0]]["changed"]
         print("site.yml on one fresh node: first run %.1f s, second run %.1f s, ratio first/second %.2f, "
               "second run changed=%d" % (first, second, first / second, changed))
 
         timed_site(fleet, extra)  # the other nodes provisioned, so that the drift runs find none
-        alone, _ = timed_drift(one, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one"))
+        alone = timed_drift(one, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one"))[0]
         many, report = timed_drift(fleet, args.nodes, args.extra_vars, args.skip_tags, os.path.join(work, "drift-fleet"))
         print("aistack-drift, 1 node: %.1f s" % alone)
         print("aistack-drift, %d nodes, %d forks: %.1f s, %.1f s per host, ratio to one node %.2f (status %s)"

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -21,6 +21,7 @@ from __future__ import absolute_import, division, print_function
 import argparse
 import datetime
 import json
+import math
 import os
 import socket
 import sys
@@ -39,7 +40,7 @@ MULTICAST_OFF_ENV = {
 
 
 def parse_args(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--json", dest="json_path", required=True, help="write the figures here (JSON)")
     parser.add_argument("--gemm-size", type=int, default=8192, help="square GEMM size (default 8192)")
     parser.add_argument("--gemm-iters", type=int, default=50)
@@ -72,13 +73,13 @@ def _bool(text):
 def _elapsed_ms(torch, device, work, iters, warmup):
     """Mean milliseconds of ``work()`` on ``device``, timed with CUDA events after a warm-up."""
     with torch.cuda.device(device):
-        for _ in range(warmup):
+        for _warmup in range(warmup):
             work()
         torch.cuda.synchronize(device)
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
         start.record()
-        for _ in range(iters):
+        for _iteration in range(iters):
             work()
         end.record()
         end.synchronize()
@@ -103,7 +104,7 @@ def copy_gbps(torch, device, mib, iters):
 
 
 def fused_adamw_ms(torch, device, nparams, iters):
-    params = [torch.nn.Parameter(torch.randn(1 << 20, device=device)) for _ in range(nparams)]
+    params = [torch.nn.Parameter(torch.randn(1 << 20, device=device)) for _param in range(nparams)]
     for param in params:
         param.grad = torch.randn_like(param)
     optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
@@ -164,7 +165,7 @@ def amp_training_step(torch, device, args):
         if epoch == 1:
             seconds = time.perf_counter() - started
     values = [float(v) for v in losses]
-    finite = all(v == v and abs(v) != float("inf") for v in values)
+    finite = all(math.isfinite(v) for v in values)
     return {
         "device": device.index,
         "steps": len(values),
@@ -299,8 +300,8 @@ def measure_gpus(torch, args):
 
 def summary(result):
     """A few lines for people; the JSON is the record."""
-    lines = ["GPU validation on %s: %s%s" % (result.get("host"), result["status"],
-                                            " (%s)" % result["reason"] if result.get("reason") else "")]
+    reason = " (%s)" % result["reason"] if result.get("reason") else ""
+    lines = ["GPU validation on %s: %s%s" % (result.get("host"), result["status"], reason)]
     for gpu in result.get("gpus", []):
         lines.append("  GPU %(index)d %(name)s: bf16 %(gemm_bf16_tflops).0f TFLOP/s, fp16 %(gemm_fp16_tflops).0f TFLOP/s, "
                      "copy %(copy_gbps).0f GB/s, fused AdamW %(fused_adamw_ms).2f ms" % gpu)
