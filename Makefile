@@ -3,6 +3,8 @@
 #   make test     the whole test suite: lint, sanity, unit, integration, molecule
 #   make wheelhouse   Python 3.12 wheels an air-gapped GPU host needs for make test-gpu
 #   make test-gpu     the GPU scenario on this GPU host, offline; writes tests/gpu/REPORT.md
+#   make drift    drift check of INVENTORY (default: this machine): JSON, JUnit, summary in drift-report/
+#   make bench    benchmarks on fresh podman nodes: first vs second site.yml run, drift over N nodes
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -21,7 +23,7 @@ SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
 .PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
-	wheelhouse test-gpu
+	wheelhouse test-gpu drift bench
 
 help:
 	@sed -n 's/^#   //p' Makefile
@@ -105,3 +107,13 @@ wheelhouse: $(SETUP_DONE)
 # On the GPU host itself; needs no .venv (the tooling comes from the wheelhouse).
 test-gpu:
 	tests/gpu/run-gpu-scenario
+
+INVENTORY ?= inventories/local/hosts.yml
+# Exit 0: no drift, 2: drift, 1: an error or an unreachable host (tools/README.md).
+drift: $(SETUP_DONE)
+	python tools/aistack-drift -i $(INVENTORY) $(ARGS)
+
+# Prints figures; never a pass/fail on time. NODES=... sets the drift fleet size (default 4).
+bench: setup-testbed
+	@tests/testbed/build-node-image
+	python tests/bench/run_bench.py $(if $(NODES),--nodes $(NODES)) $(ARGS)

@@ -1,0 +1,107 @@
+"""roles/gpu_validate/files/validate_gpu.py outside a GPU: what it writes without torch and without a GPU.
+
+The measurements themselves run on the GPU host (tests/gpu); here the script's own paths are checked.
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+from conftest import REPO_ROOT
+
+SCRIPT = os.path.join(REPO_ROOT, "roles", "gpu_validate", "files", "validate_gpu.py")
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("validate_gpu", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_torch_it_writes_an_error_and_exits_1(tmp_path):
+    out = tmp_path / "figures.json"
+    python = os.path.join(REPO_ROOT, ".venv", "bin", "python")
+    env = dict(os.environ, PYTHONNOUSERSITE="1")
+    proc = subprocess.run([python if os.path.exists(python) else sys.executable, "-S", SCRIPT, "--json", str(out)],
+                          capture_output=True, text=True, env=env, check=False)
+    figures = json.loads(out.read_text())
+    assert proc.returncode == 1, proc.stderr
+    assert figures["status"] == "error"
+    assert figures["reason"].startswith("torch is not importable by ")
+    assert proc.stdout.startswith("GPU validation on %s: error (torch is not importable" % figures["host"])
+
+
+def test_without_a_gpu_it_reports_skipped_not_passed(tmp_path, monkeypatch, capsys):
+    fake_torch = types.ModuleType("torch")
+    fake_torch.__version__ = "2.13.0+cpu"
+    fake_torch.version = types.SimpleNamespace(cuda=None)
+    fake_torch.cuda = types.SimpleNamespace(is_available=lambda: False, device_count=lambda: 0)
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    script = load_script()
+    out = tmp_path / "figures.json"
+    assert script.main(["--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    assert (figures["status"], figures["reason"], figures["torch"]) == ("skipped", "no GPU", "2.13.0+cpu")
+    assert "gpus" not in figures
+    assert capsys.readouterr().out.strip().endswith(": skipped (no GPU)")
+
+
+def test_it_keeps_nvlink_multicast_off_in_its_environment(tmp_path, monkeypatch):
+    for name in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch fails
+    script = load_script()
+    assert script.main(["--json", str(tmp_path / "f.json")]) == 1
+    assert (os.environ["NCCL_NVLS_ENABLE"], os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"],
+            os.environ["NVSHMEM_DISABLE_NVLS"]) == ("0", "1", "1")
+
+
+def test_summary_of_measured_figures():
+    script = load_script()
+    text = script.summary({
+        "host": "gpu-h200", "status": "measured",
+        "gpus": [{"index": 0, "name": "NVIDIA H200", "gemm_bf16_tflops": 783.79, "gemm_fp16_tflops": 780.1,
+                  "copy_gbps": 4012.5, "fused_adamw_ms": 1.7116}],
+        "amp": {"samples_per_s": 51234.0, "loss_first": 1.02, "loss_last": 0.31},
+        "allreduce": {"status": "measured", "world_size": 2, "sizes": [
+            {"bytes": 1048576, "algbw_gbps": 50.0, "busbw_gbps": 50.0}]},
+    })
+    assert text.splitlines() == [
+        "GPU validation on gpu-h200: measured",
+        "  GPU 0 NVIDIA H200: bf16 784 TFLOP/s, fp16 780 TFLOP/s, copy 4012 GB/s, fused AdamW 1.71 ms",
+        "  AMP step: 51234 samples/s, loss 1.0200 -> 0.3100",
+        "  all-reduce 2 ranks, 1048576 B: algbw 50.0 GB/s, busbw 50.0 GB/s",
+    ]
+
+
+@pytest.mark.parametrize("text, value", [("true", True), ("0", False), ("off", False)])
+def test_boolean_options(text, value):
+    assert load_script().parse_args(["--json", "x", "--pin-memory", text]).pin_memory is value
+
+
+def test_a_bad_boolean_is_refused():
+    with pytest.raises(SystemExit):
+        load_script().parse_args(["--json", "x", "--persistent-workers", "maybe"])
+
+
+def test_a_failure_while_measuring_is_recorded_as_an_error(tmp_path, monkeypatch):
+    def broken(_index):
+        raise RuntimeError("CUDA error: uncorrectable ECC error encountered")
+
+    fake_torch = types.ModuleType("torch")
+    fake_torch.__version__ = "2.11.0+cu130"
+    fake_torch.version = types.SimpleNamespace(cuda="13.0")
+    fake_torch.backends = types.SimpleNamespace(cuda=types.SimpleNamespace(matmul=types.SimpleNamespace()))
+    fake_torch.device = lambda kind, index: (kind, index)
+    fake_torch.cuda = types.SimpleNamespace(is_available=lambda: True, device_count=lambda: 1, get_device_name=broken)
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    out = tmp_path / "figures.json"
+    assert load_script().main(["--json", str(out)]) == 1
+    figures = json.loads(out.read_text())
+    assert figures["status"] == "error"
+    assert figures["reason"] == "measuring failed: RuntimeError: CUDA error: uncorrectable ECC error encountered"
