@@ -233,7 +233,8 @@ def build_blockers(plan, compat, require_gpu_arch):
                          "fix": "Install a CUDA build of torch, or set apex_build_cuda_ext: false and no contrib extensions."})
     if not nvcc.get("present"):
         blockers.append({"message": "CUDA extensions were requested but there is no nvcc (%s)." % nvcc.get("error"),
-                         "fix": "Install the CUDA toolkit %s and set apex_build_cuda_home to it." % (torch_info.get("cuda") or "")})
+                         "fix": "Install the CUDA toolkit %s and set apex_build_cuda_home to it." % (
+                             torch_info.get("cuda") or "that matches torch.version.cuda")})
     for item in compat.get("findings") or []:
         if item["id"] == "apex.cuda_mismatch":
             blockers.append({"message": item["message"], "fix": item["fix"]})

@@ -41,7 +41,8 @@ ext_modules = []
 if has_flag("--cpp_ext", "APEX_CPP_EXT"):
     if "--cpp_ext" in sys.argv:
         sys.argv.remove("--cpp_ext")
-    ext_modules.append(CppExtension("apex_C", ["csrc/flatten_unflatten.cpp"]))
+    # -O0 -g0: the stand-in is compiled in every CI run; what matters is that it builds and runs.
+    ext_modules.append(CppExtension("apex_C", ["csrc/flatten_unflatten.cpp"], extra_compile_args=["-O0", "-g0"]))
 
 if has_flag("--cuda_ext", "APEX_CUDA_EXT"):
     if "--cuda_ext" in sys.argv:
