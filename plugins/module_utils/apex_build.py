@@ -46,8 +46,6 @@ def _is_conditional(lines_before, extension_indent):
         indent = _indent(line)
         if indent >= scope:
             continue
-        if indent == 0:
-            return False
         if _COMPOUND.match(stripped):
             return True
         scope = indent
