@@ -52,7 +52,7 @@ def probe():
         "cpus": len(os.sched_getaffinity(0)),
         "memory_available_mib": _memory_available_mib(),
         "python_tag": "%s%d%d%s" % ("cp" if sys.implementation.name == "cpython" else sys.implementation.name,
-                                     sys.version_info[0], sys.version_info[1], getattr(sys, "abiflags", "")),
+                                    sys.version_info[0], sys.version_info[1], getattr(sys, "abiflags", "")),
         "platform": sysconfig.get_platform().replace("-", "_").replace(".", "_"),
         "installed": _installed_apex(),
     }
@@ -76,11 +76,10 @@ def _check_flatten(torch, apex_c):
 def _check_fused_adam(torch, tolerance):
     from apex.optimizers import FusedAdam
     torch.manual_seed(0)
-    reference = [torch.randn(1024, 256, device="cuda", requires_grad=True) for _ in range(4)]
+    reference = [torch.randn(1024, 256, device="cuda", requires_grad=True) for index in range(4)]
     fused = [p.detach().clone().requires_grad_(True) for p in reference]
     optimizers = [torch.optim.Adam(reference, lr=1e-3), FusedAdam(fused, lr=1e-3)]
-    for _ in range(5):
-        grads = [torch.randn_like(p) for p in reference]
+    for grads in [[torch.randn_like(p) for p in reference] for step in range(5)]:
         for params in (reference, fused):
             for param, grad in zip(params, grads):
                 param.grad = grad.clone()
