@@ -1,16 +1,29 @@
-"""apex_build decisions: setup.py parsing (real APEX excerpts and the CI stand-in), build plans,
-parallelism sizing, cache keys, legacy tags and the CUDA blockers."""
+"""apex_build decisions: setup.py parsing (fixtures written for this repository in the layout of
+APEX's setup.py, and the CI stand-in), build plans, parallelism sizing, cache keys, legacy tags and
+the CUDA blockers.
+
+The fixtures under tests/unit/fixtures/apex_setup reproduce only the layout the parser must read;
+the parser is proven on the real APEX tree by the GPU molecule scenario, where the role parses the
+real setup.py from the downloaded archive.
+"""
 
 import os
 
 import pytest
 
-from conftest import REPO_ROOT, read_public
+from conftest import FIXTURES, REPO_ROOT
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build
 
-APEX_HEAD = read_public("apex-setup-6424da3b-excerpt.py.txt")
-APEX_25_05 = read_public("apex-setup-25.05-excerpt.py.txt")
+
+
+def _apex_layout(name):
+    with open(os.path.join(FIXTURES, "apex_setup", name)) as handle:
+        return handle.read()
+
+
+APEX_HEAD = _apex_layout("current-layout.py.txt")
+APEX_25_05 = _apex_layout("legacy-layout.py.txt")
 
 
 def _stub_setup():
@@ -24,11 +37,9 @@ def _stub_setup():
 
 def test_current_apex_reads_environment_flags():
     parsed = apex_build.parse_setup_py(APEX_HEAD)
-    assert len(parsed["env_flags"]) == 20
-    assert parsed["env_flags"]["--cpp_ext"] == "APEX_CPP_EXT"
-    assert parsed["env_flags"]["--cuda_ext"] == "APEX_CUDA_EXT"
-    assert parsed["env_flags"]["--xentropy"] == "APEX_XENTROPY"
-    assert parsed["env_flags"]["--nccl_allocator"] == "APEX_NCCL_ALLOCATOR"
+    assert parsed["env_flags"] == {"--cpp_ext": "APEX_CPP_EXT", "--cuda_ext": "APEX_CUDA_EXT", "--group_norm": "APEX_GROUP_NORM",
+                                   "--cudnn_gbn": "APEX_CUDNN_GBN", "--xentropy": "APEX_XENTROPY",
+                                   "--nccl_allocator": "APEX_NCCL_ALLOCATOR"}
 
 
 def test_current_apex_extensions_per_flag():
@@ -40,6 +51,7 @@ def test_current_apex_extensions_per_flag():
     assert flags["--cudnn_gbn"] == {"cuda": True, "required": [], "optional": ["cudnn_gbn_lib"]}
     # "if '--parallel' in sys.argv" is a build option, not an extension.
     assert "--parallel" not in flags
+    assert sorted(flags) == ["--cpp_ext", "--cuda_ext", "--cudnn_gbn", "--group_norm"]
 
 
 def test_current_apex_reads_apex_parallel_build():
@@ -47,7 +59,7 @@ def test_current_apex_reads_apex_parallel_build():
 
 
 def test_flag_without_a_build_block_is_not_offered():
-    # The excerpt's ENV_TO_FLAG names APEX_XENTROPY but has no block that builds it: nothing to request.
+    # The fixture's ENV_TO_FLAG names APEX_XENTROPY but has no block that builds it: nothing to request.
     parsed = apex_build.parse_setup_py(APEX_HEAD)
     assert "--xentropy" in parsed["env_flags"] and "--xentropy" not in parsed["flags"]
     with pytest.raises(ValueError, match="no --xentropy; its contrib extensions are: cudnn_gbn, group_norm"):
@@ -124,7 +136,7 @@ def test_unknown_contrib_names_the_variable_and_the_choices():
 
 
 def test_extension_removed_upstream_is_refused_at_the_current_commit():
-    # gpu_direct_storage was removed by the pinned commit itself (#2017); 25.05 still had it.
+    # gpu_direct_storage was removed upstream (#2017): the current layout has no block for it.
     with pytest.raises(ValueError, match="no --gpu_direct_storage"):
         apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, True, ["gpu_direct_storage"])
 
@@ -166,7 +178,7 @@ def test_settings_with_overrides_and_cuda_environment():
     plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, True, [])
     settings = apex_build.build_settings(plan, 16, 128 * 1024, "/usr/local/cuda", "9.0",
                                          overrides={"max_jobs": 16, "parallel_build": 0, "nvcc_threads": 2})
-    # The excerpt builds 4 extensions: no more side by side; explicit overrides are taken as given.
+    # The fixture builds 4 extensions: no more side by side; explicit overrides are taken as given.
     assert settings["parallelism"]["parallel_build"] == 4
     assert settings["parallelism"]["peak_jobs"] == 16 * 4 * 2
     assert settings["env"] == {"APEX_CPP_EXT": "1", "APEX_CUDA_EXT": "1", "MAX_JOBS": "16", "APEX_PARALLEL_BUILD": "4",
