@@ -67,17 +67,19 @@ def render(readme_text, specs, role):
 
 
 def default_mismatches(role_dir, specs):
-    """Differences between defaults/main.yml and the argument spec's defaults, as messages."""
+    """Differences between defaults/main.yml (loaded for every entry point) and the argument specs' defaults."""
     defaults_file = role_dir / "defaults" / "main.yml"
-    defaults = yaml.safe_load(defaults_file.read_text()) if defaults_file.exists() else {}
-    options = specs["argument_specs"]["main"].get("options", {})
-    problems = []
-    for name in sorted(set(defaults or {}) | {n for n, o in options.items() if "default" in o}):
-        if name not in options:
-            problems.append("%s: %s has a default but no argument spec" % (role_dir.name, name))
-        elif options[name].get("default") != (defaults or {}).get(name):
-            problems.append("%s: %s defaults to %r in defaults/main.yml but %r in meta/argument_specs.yml"
-                            % (role_dir.name, name, (defaults or {}).get(name), options[name].get("default")))
+    defaults = (yaml.safe_load(defaults_file.read_text()) if defaults_file.exists() else {}) or {}
+    problems, specced = [], set()
+    for entry_point in sorted(specs["argument_specs"]):
+        options = specs["argument_specs"][entry_point].get("options", {})
+        specced |= set(options)
+        for name in sorted(n for n, o in options.items() if "default" in o or n in defaults):
+            if options[name].get("default") != defaults.get(name):
+                problems.append("%s: %s defaults to %r in defaults/main.yml but %r in meta/argument_specs.yml (%s)"
+                                % (role_dir.name, name, defaults.get(name), options[name].get("default"), entry_point))
+    for name in sorted(set(defaults) - specced):
+        problems.append("%s: %s has a default but no argument spec" % (role_dir.name, name))
     return problems
 
 

@@ -1,0 +1,58 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""APEX build filters; each one is documented in the YAML file of its name beside this file."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.aistack.gpu_node.plugins.module_utils.apex_build import (
+    build_blockers,
+    build_plan,
+    build_settings,
+    cache_key,
+    legacy_apis_ref,
+    parse_setup_py,
+)
+
+
+def apex_build_plan_filter(setup_py, cpp_ext=True, cuda_ext=True, contrib=None):
+    try:
+        return build_plan(parse_setup_py(setup_py), cpp_ext, cuda_ext, contrib or [])
+    except (TypeError, ValueError) as exc:
+        raise AnsibleFilterError("apex_build_plan: %s" % exc)
+
+
+def apex_build_settings_filter(plan, cpus, memory_mib, cuda_home=None, arch_list="", mib_per_job=3686, overrides=None):
+    try:
+        return build_settings(plan, cpus, memory_mib, cuda_home, arch_list, mib_per_job, overrides)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("apex_build_settings: %s" % exc)
+
+
+def apex_cache_key_filter(inputs):
+    try:
+        return cache_key(inputs)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("apex_cache_key: %s" % exc)
+
+
+def apex_build_blockers_filter(plan, compat, require_gpu_arch=False):
+    try:
+        return build_blockers(plan, compat, require_gpu_arch)
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise AnsibleFilterError("apex_build_blockers: %s" % exc)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "apex_build_plan": apex_build_plan_filter,
+            "apex_build_settings": apex_build_settings_filter,
+            "apex_cache_key": apex_cache_key_filter,
+            "apex_build_blockers": apex_build_blockers_filter,
+            "apex_legacy_apis_ref": legacy_apis_ref,
+        }

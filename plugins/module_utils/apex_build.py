@@ -1,0 +1,242 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Pure decisions of the apex_build role: what APEX's setup.py offers, which flags and environment a
+build gets, how parallel it may run, and the key of its wheel in the cache.
+
+Nothing here touches the node: the role reads setup.py, the environment and the node's size, and
+these functions turn them into answers that unit tests pin down.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import hashlib
+import json
+import re
+
+CORE_FLAGS = ("--cpp_ext", "--cuda_ext")
+# Upstream measured about 3.6 GiB of memory per parallel compile job (APEX pull #1882).
+DEFAULT_MIB_PER_JOB = 3686
+# apex.amp, apex.parallel and apex.RNN were removed after this tag (upstream PR #1896, May 2025).
+LAST_TAG_WITH_LEGACY_APIS = "25.05"
+CACHE_KEY_FIELDS = ("apex_source", "torch_version", "torch_cuda", "nvcc_version", "python_tag",
+                    "platform", "arch_list", "flags")
+
+_ENV_TO_FLAG_BLOCK = re.compile(r"^ENV_TO_FLAG\s*=\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)
+_ENV_TO_FLAG_ITEM = re.compile(r"""["'](APEX_\w+)["']\s*:\s*["'](--\w+)["']""")
+_FLAG_BLOCK_HEAD = re.compile(r"""^if\s+(?:has_flag\(\s*["'](--\w+)["']|["'](--\w+)["']\s+in\s+sys\.argv)""")
+_EXTENSION = re.compile(r"""\b(CppExtension|CUDAExtension)\(\s*(?:name\s*=\s*)?["'](\w+)["']""")
+_COMPOUND = re.compile(r"^(if|elif|else|for|while|try|except|with)\b")
+_CALENDAR_TAG = re.compile(r"^v?(\d{2})\.(\d{2})(?:\.(\d+))?$")
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _is_conditional(lines_before, extension_indent):
+    """Is an extension built only under a nested condition (cuDNN, NCCL or nvcc version) of its flag's block?"""
+    scope = extension_indent
+    for line in reversed(lines_before):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = _indent(line)
+        if indent >= scope:
+            continue
+        if _COMPOUND.match(stripped):
+            return True
+        scope = indent
+    return False
+
+
+def _flag_blocks(text):
+    """Top-level ``if has_flag("--x", ...)`` / ``if "--x" in sys.argv`` blocks: flag -> list of lines."""
+    blocks, current = {}, None
+    for line in text.splitlines():
+        head = _FLAG_BLOCK_HEAD.match(line)
+        if head:
+            current = head.group(1) or head.group(2)
+            blocks.setdefault(current, [])
+            continue
+        if current and line.strip() and _indent(line) == 0 and not line.lstrip().startswith(("#", ")", "]", "}")):
+            current = None
+        if current:
+            blocks[current].append(line)
+    return blocks
+
+
+def parse_setup_py(text):
+    """What an APEX ``setup.py`` offers, read from its text (never executed).
+
+    Returns ``{"env_flags": {flag: env var}, "parallel_env": bool, "flags": {flag: {"cuda": bool,
+    "required": [module, ...], "optional": [module, ...]}}}``. ``env_flags`` is empty for trees older
+    than upstream PR #1910, which read only command-line flags (``--cpp_ext``). Extensions built only
+    under a nested condition (a cuDNN, NCCL or nvcc version) are ``optional``.
+    """
+    env_block = _ENV_TO_FLAG_BLOCK.search(text)
+    env_flags = dict((flag, env) for env, flag in _ENV_TO_FLAG_ITEM.findall(env_block.group(1))) if env_block else {}
+    flags = {}
+    for flag, lines in _flag_blocks(text).items():
+        body = "\n".join(lines)
+        entry = {"cuda": "CUDAExtension(" in body or "raise_if_cuda_home_none" in body, "required": [], "optional": []}
+        offsets = [0]
+        for line in lines:
+            offsets.append(offsets[-1] + len(line) + 1)
+        for match in _EXTENSION.finditer(body):
+            line_number = max(i for i, start in enumerate(offsets[:-1]) if start <= match.start())
+            conditional = _is_conditional(lines[:line_number], _indent(lines[line_number]))
+            entry["optional" if conditional else "required"].append(match.group(2))
+        if entry["required"] or entry["optional"] or flag in env_flags:
+            previous = flags.get(flag, {"cuda": False, "required": [], "optional": []})
+            flags[flag] = {"cuda": previous["cuda"] or entry["cuda"],
+                           "required": previous["required"] + entry["required"],
+                           "optional": previous["optional"] + entry["optional"]}
+    return {"env_flags": env_flags, "parallel_env": "APEX_PARALLEL_BUILD" in text, "flags": flags}
+
+
+def normalize_extension_name(name):
+    """``xentropy``, ``--xentropy`` or ``APEX_XENTROPY`` -> ``--xentropy``."""
+    text = str(name).strip()
+    if text.upper().startswith("APEX_"):
+        text = text[5:].lower()
+    return "--" + text.lstrip("-")
+
+
+def build_plan(setup, cpp_ext, cuda_ext, contrib):
+    """Flags, environment and pip options of one build, validated against ``parse_setup_py()``.
+
+    Raises ValueError naming every requested flag the tree does not have, and the ones it has.
+    """
+    wanted = [flag for flag, on in zip(CORE_FLAGS, (cpp_ext, cuda_ext)) if on]
+    wanted += sorted(set(normalize_extension_name(name) for name in contrib or []) - set(CORE_FLAGS))
+    offered = setup["flags"]
+    unknown = [flag for flag in wanted if flag not in offered]
+    if unknown:
+        contrib_offered = sorted(set(offered) - set(CORE_FLAGS))
+        raise ValueError("apex_build_contrib_extensions: this APEX source has no %s; its contrib extensions are: %s" % (
+            ", ".join(unknown), ", ".join(name.lstrip("-") for name in contrib_offered) or "none"))
+    env_flags = setup["env_flags"]
+    if env_flags:
+        env = dict((env_flags[flag], "1") for flag in wanted)
+        config_settings = []
+    else:
+        env = {}
+        config_settings = ["--build-option=%s" % flag for flag in wanted]
+    required, optional = [], []
+    for flag in wanted:
+        required += offered[flag]["required"]
+        optional += offered[flag]["optional"]
+    return {
+        "flags": wanted,
+        "env": env,
+        "config_settings": config_settings,
+        "needs_nvcc": any(offered[flag]["cuda"] for flag in wanted),
+        "required_modules": required,
+        "optional_modules": optional,
+        "parallel_env": setup["parallel_env"],
+    }
+
+
+def build_parallelism(cpus, memory_mib, extensions, arch_count, cuda, mib_per_job=DEFAULT_MIB_PER_JOB):
+    """``MAX_JOBS``, ``APEX_PARALLEL_BUILD`` and nvcc ``--threads`` for a node's size.
+
+    Every compiler process may take ``mib_per_job``; the product of the three never exceeds what the
+    available memory holds, and extensions built side by side never exceed half the cores (each one
+    also runs ninja jobs). nvcc threads only help with several target architectures.
+    """
+    cpus, memory_jobs = max(1, int(cpus)), max(1, int(memory_mib) // max(1, int(mib_per_job)))
+    threads = min(2, int(arch_count)) if cuda and int(arch_count) > 1 and memory_jobs >= 4 else 1
+    parallel = max(1, min(int(extensions) or 1, cpus // 2, memory_jobs // threads))
+    max_jobs = max(1, min(cpus, memory_jobs // (parallel * threads)))
+    return {
+        "max_jobs": max_jobs,
+        "parallel_build": parallel,
+        "nvcc_threads": threads if cuda else None,
+        "peak_jobs": max_jobs * parallel * threads,
+        "memory_jobs": memory_jobs,
+    }
+
+
+def build_environment(plan, parallelism, cuda_home, arch_list):
+    """Environment of the ``pip wheel`` run; CUDA variables only when the build compiles CUDA."""
+    env = dict(plan["env"])
+    env["MAX_JOBS"] = str(parallelism["max_jobs"])
+    if plan["parallel_env"]:
+        env["APEX_PARALLEL_BUILD"] = str(parallelism["parallel_build"])
+    if plan["needs_nvcc"]:
+        env["CUDA_HOME"] = cuda_home
+        env["TORCH_CUDA_ARCH_LIST"] = arch_list
+        env["NVCC_APPEND_FLAGS"] = "--threads %d" % parallelism["nvcc_threads"]
+    return env
+
+
+def build_settings(plan, cpus, memory_mib, cuda_home, arch_list, mib_per_job=DEFAULT_MIB_PER_JOB, overrides=None):
+    """Parallelism sized for the node (``overrides``: max_jobs / parallel_build / nvcc_threads when > 0) and the build environment."""
+    extensions = len(plan["required_modules"]) + len(plan["optional_modules"])
+    parallelism = build_parallelism(cpus, memory_mib, extensions, arch_count(arch_list), plan["needs_nvcc"], mib_per_job)
+    for name, value in (overrides or {}).items():
+        if name not in ("max_jobs", "parallel_build", "nvcc_threads"):
+            raise ValueError("unknown parallelism override %s" % name)
+        if value and int(value) > 0 and (name != "nvcc_threads" or plan["needs_nvcc"]):
+            parallelism[name] = int(value)
+    parallelism["peak_jobs"] = parallelism["max_jobs"] * parallelism["parallel_build"] * (parallelism["nvcc_threads"] or 1)
+    return {"parallelism": parallelism, "env": build_environment(plan, parallelism, cuda_home, arch_list)}
+
+
+def arch_count(arch_list):
+    """``"8.0;9.0+PTX"`` -> 2; blank -> 0."""
+    return len([item for item in re.split(r"[;\s]+", arch_list or "") if item])
+
+
+def cache_key(inputs):
+    """Stable key of a wheel: sha256 over the sorted JSON of ``CACHE_KEY_FIELDS``, first 24 hex digits."""
+    missing = [field for field in CACHE_KEY_FIELDS if field not in inputs]
+    if missing:
+        raise ValueError("cache key inputs lack %s" % ", ".join(missing))
+    canonical = dict((field, inputs[field]) for field in CACHE_KEY_FIELDS)
+    canonical["flags"] = sorted(canonical["flags"] or [])
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def legacy_apis_ref(ref):
+    """Does APEX ``ref`` still have apex.amp / apex.parallel? True, False, or None when it cannot tell (a commit)."""
+    match = _CALENDAR_TAG.match(str(ref or ""))
+    if not match:
+        return None
+    year_month = (int(match.group(1)), int(match.group(2)))
+    last = tuple(int(part) for part in LAST_TAG_WITH_LEGACY_APIS.split("."))
+    return year_month <= last
+
+
+def build_blockers(plan, compat, require_gpu_arch):
+    """Why this environment cannot build the plan, each ``{"message", "fix"}``; empty when it can.
+
+    ``compat`` is the report of aistack.gpu_node.cuda_compat run with ``apex: true``.
+    """
+    torch_info = compat.get("torch") or {}
+    nvcc = compat.get("nvcc") or {}
+    blockers = []
+    if not torch_info.get("present"):
+        blockers.append({"message": "torch is not importable in this environment (%s)." % (torch_info.get("error") or "not installed"),
+                         "fix": "Install torch into the environment first, or point apex_build_python at the right one."})
+        return blockers
+    if not plan["needs_nvcc"]:
+        return blockers
+    if not torch_info.get("cuda"):
+        blockers.append({"message": "CUDA extensions were requested but torch %s is a CPU-only build." % torch_info.get("version"),
+                         "fix": "Install a CUDA build of torch, or set apex_build_cuda_ext: false and no contrib extensions."})
+    if not nvcc.get("present"):
+        blockers.append({"message": "CUDA extensions were requested but there is no nvcc (%s)." % nvcc.get("error"),
+                         "fix": "Install the CUDA toolkit %s and set apex_build_cuda_home to it." % (
+                             torch_info.get("cuda") or "that matches torch.version.cuda")})
+    for item in compat.get("findings") or []:
+        if item["id"] == "apex.cuda_mismatch":
+            blockers.append({"message": item["message"], "fix": item["fix"]})
+    if require_gpu_arch:
+        blockers.append({"message": "No GPU here to derive TORCH_CUDA_ARCH_LIST from.",
+                         "fix": "Set apex_build_arch_list (for example \"9.0\") on GPU-less build hosts."})
+    return blockers

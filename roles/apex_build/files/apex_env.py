@@ -1,0 +1,156 @@
+"""Run by the target environment's Python (stdlib and torch only): ``probe`` or ``verify`` APEX.
+
+probe:  what the cache key and the install decision need (Python tag, platform, installed apex).
+verify: every requested compiled extension imports (torch first: APEX's modules link libc10),
+        kernels give the same results as torch, and which APIs this APEX has. One JSON line.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import sysconfig
+
+LEGACY_APIS = ("apex.amp", "apex.parallel")
+CURRENT_APIS = ("apex.optimizers", "apex.normalization")
+
+
+def _installed_apex():
+    try:
+        from importlib import metadata
+        dist = metadata.distribution("apex")
+    except Exception:
+        return {"present": False}
+    direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    return {"present": True, "version": dist.version,
+            "wheel_sha256": ((direct.get("archive_info") or {}).get("hashes") or {}).get("sha256"),
+            "url": direct.get("url")}
+
+
+def _memory_available_mib():
+    """MemAvailable, capped by a cgroup v2 memory limit (containers, batch jobs)."""
+    available = None
+    with open("/proc/meminfo") as handle:
+        for line in handle:
+            if line.startswith("MemAvailable:"):
+                available = int(line.split()[1]) // 1024
+    try:
+        with open("/sys/fs/cgroup/memory.max") as handle:
+            limit = handle.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as handle:
+            used = int(handle.read().strip())
+        if limit != "max":
+            available = min(available, (int(limit) - used) // (1024 * 1024))
+    except (OSError, ValueError):
+        pass
+    return available
+
+
+def probe():
+    return {
+        "cpus": len(os.sched_getaffinity(0)),
+        "memory_available_mib": _memory_available_mib(),
+        "python_tag": "%s%d%d%s" % ("cp" if sys.implementation.name == "cpython" else sys.implementation.name,
+                                    sys.version_info[0], sys.version_info[1], getattr(sys, "abiflags", "")),
+        "platform": sysconfig.get_platform().replace("-", "_").replace(".", "_"),
+        "installed": _installed_apex(),
+    }
+
+
+def _module_available(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except Exception:
+        return False
+
+
+def _check_flatten(torch, apex_c):
+    tensors = [torch.arange(6, dtype=torch.float32).reshape(2, 3), torch.ones(4)]
+    flat = apex_c.flatten(tensors)
+    back = apex_c.unflatten(flat, tensors)
+    ok = torch.equal(flat, torch.cat([t.reshape(-1) for t in tensors])) and all(torch.equal(a, b) for a, b in zip(back, tensors))
+    return {"ok": bool(ok)}
+
+
+def _check_fused_adam(torch, tolerance):
+    from apex.optimizers import FusedAdam
+    torch.manual_seed(0)
+    reference = [torch.randn(1024, 256, device="cuda", requires_grad=True) for index in range(4)]
+    fused = [p.detach().clone().requires_grad_(True) for p in reference]
+    optimizers = [torch.optim.Adam(reference, lr=1e-3), FusedAdam(fused, lr=1e-3)]
+    for grads in [[torch.randn_like(p) for p in reference] for step in range(5)]:
+        for params in (reference, fused):
+            for param, grad in zip(params, grads):
+                param.grad = grad.clone()
+        for optimizer in optimizers:
+            optimizer.step()
+    diff = max(float((a - b).abs().max()) for a, b in zip(reference, fused))
+    return {"ok": diff <= tolerance, "max_abs_diff": diff, "tolerance": tolerance}
+
+
+def _check_fused_layer_norm(torch, tolerance):
+    from apex.normalization import FusedLayerNorm
+    torch.manual_seed(0)
+    x = torch.randn(64, 1024, device="cuda")
+    fused = FusedLayerNorm(1024).cuda()
+    with torch.no_grad():
+        fused.weight.normal_()
+        fused.bias.normal_()
+    reference = torch.nn.functional.layer_norm(x, (1024,), fused.weight, fused.bias, fused.eps)
+    diff = float((fused(x) - reference).abs().max())
+    return {"ok": diff <= tolerance, "max_abs_diff": diff, "tolerance": tolerance}
+
+
+def _run(checks, name, function, *args):
+    try:
+        checks[name] = function(*args)
+    except Exception as exc:
+        checks[name] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
+
+
+def verify(request):
+    import torch  # before any APEX extension: they link libc10 from torch's lib folder
+    report = {"apex": _installed_apex(), "modules": {}, "apis": {}, "checks": {}, "problems": [],
+              "cuda_available": bool(torch.cuda.is_available())}
+    for name in request["required_modules"] + request["optional_modules"]:
+        if not _module_available(name):
+            report["modules"][name] = "missing"
+            continue
+        try:
+            importlib.import_module(name)
+            report["modules"][name] = "ok"
+        except Exception as exc:
+            report["modules"][name] = "error: %s: %s" % (type(exc).__name__, exc)
+    for name in LEGACY_APIS + CURRENT_APIS:
+        report["apis"][name] = _module_available(name)
+    broken = [name for name in request["required_modules"] if report["modules"][name] != "ok"]
+    if not report["apex"]["present"] or not _module_available("apex"):
+        report["problems"].append("the apex package is not installed in %s" % sys.prefix)
+    elif broken and len(broken) == len(request["required_modules"]):
+        report["problems"].append("Python-only APEX install: none of the compiled extensions (%s) is there; it was built "
+                                  "without APEX_CPP_EXT/APEX_CUDA_EXT or their flags" % ", ".join(broken))
+    elif broken:
+        report["problems"].append("compiled extensions that do not import: %s" % "; ".join(
+            "%s (%s)" % (name, report["modules"][name]) for name in broken))
+    if report["modules"].get("apex_C") == "ok":
+        _run(report["checks"], "apex_C.flatten", _check_flatten, torch, importlib.import_module("apex_C"))
+    if request["numerics"] and report["cuda_available"]:
+        if "amp_C" in request["required_modules"]:
+            _run(report["checks"], "FusedAdam", _check_fused_adam, torch, request["tolerance"])
+        if "fused_layer_norm_cuda" in request["required_modules"]:
+            _run(report["checks"], "FusedLayerNorm", _check_fused_layer_norm, torch, request["tolerance"])
+    for name, result in sorted(report["checks"].items()):
+        if not result["ok"]:
+            report["problems"].append("%s does not match torch: %s" % (name, result.get("error") or result))
+    if request["legacy_apis"] and not all(report["apis"][name] for name in LEGACY_APIS):
+        report["problems"].append("apex_build_legacy_apis is set but this APEX lacks %s (removed after tag 25.05)" % " and ".join(
+            name for name in LEGACY_APIS if not report["apis"][name]))
+    return report
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "probe":
+        print(json.dumps(probe()))
+    else:
+        print(json.dumps(verify(json.loads(sys.argv[2]))))
