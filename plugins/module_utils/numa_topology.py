@@ -36,13 +36,6 @@ OPENMP_SEARCH_GLOBS = (
     "lib64/python*/site-packages/*/lib", "lib64/python*/site-packages/*.libs",
 )
 INTEL_KMP_AFFINITY = "granularity=fine,compact,1,0"
-# NVLink SHARP / multicast off: on hosts (VMs, containers) where the fabric manager or IMEX does
-# not provide multicast objects, NCCL, torch symmetric memory and NVSHMEM fail or hang with it on.
-NVLS_DISABLE_ENV = {
-    "NCCL_NVLS_ENABLE": "0",
-    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-    "NVSHMEM_DISABLE_NVLS": "1",
-}
 
 
 def _read(root, path):

@@ -35,6 +35,13 @@ options:
       - Thread count per GPU instead of the derived one; V(0) derives it.
     type: int
     default: 0
+  session_affinity:
+    description:
+      - Put the affinity variables in RV(ansible_facts.aistack_numa.session_env) too, not only in each GPU's C(env).
+      - Off by default; a shell or Jupyter kernel is not bound to a CPU slice, and two such processes binding their
+        threads to the same first cores would slow each other down.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -95,10 +102,17 @@ ansible_facts:
           type: dict
           sample: {GPU0: {GPU1: NV18}}
         plan:
-          description: Per GPU its NUMA node (C(-1) unknown), its CPU slice (cpulist) and thread count.
+          description:
+            - Per GPU its NUMA node (C(-1) unknown), its CPU slice (cpulist), thread count, and C(env), the thread and
+              affinity variables of a process bound to that slice.
           type: list
           elements: dict
-          sample: [{index: 0, numa_node: 0, cpus: 0-15, threads: 16}]
+          sample: [{index: 0, numa_node: 0, cpus: 0-15, threads: 16,
+                    env: {OMP_NUM_THREADS: "16", MKL_NUM_THREADS: "16", OMP_PROC_BIND: close, OMP_PLACES: cores}}]
+        session_env:
+          description: Thread variables for a shell or Jupyter kernel (affinity only with O(session_affinity)).
+          type: dict
+          sample: {OMP_NUM_THREADS: "16", MKL_NUM_THREADS: "16"}
         session_threads:
           description: Threads for a shell or Jupyter kernel not tied to one GPU (the smallest GPU share).
           type: int
@@ -132,6 +146,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.numa_topology imp
     collect_topology,
     find_openmp_runtimes,
     session_threads,
+    thread_env,
     thread_plan,
 )
 
@@ -141,6 +156,7 @@ def main():
         argument_spec=dict(
             env_prefix=dict(type="path"),
             threads_per_gpu=dict(type="int", default=0),
+            session_affinity=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
@@ -155,9 +171,13 @@ def main():
         openmp = find_openmp_runtimes(prefix)
     topology = collect_topology(module_runner(module), root="/")
     plan = thread_plan(topology, threads_per_gpu)
+    for entry in plan:
+        entry["env"] = thread_env(entry["threads"], openmp["runtimes"])
+    threads = session_threads(topology, plan, threads_per_gpu)
     topology.update(
         plan=plan,
-        session_threads=session_threads(topology, plan, threads_per_gpu),
+        session_threads=threads,
+        session_env=thread_env(threads, openmp["runtimes"], affinity=module.params["session_affinity"]),
         openmp=openmp,
         affinity_env=affinity_env(openmp["runtimes"]),
         host=read_host("/"),
