@@ -21,7 +21,7 @@ description:
   - The values found before the first change are recorded in O(state_file); O(state=absent) writes them back and removes
     every file this module wrote.
   - A knob the host does not have (no cpufreq in most VMs) or cannot write (read-only C(/proc/sys) in containers) is left
-    alone and named in RV(skipped); it is not an error.
+    alone and named in RV(left_alone); it is not an error.
 author: aistack.gpu_node contributors (@aistack)
 options:
   state:
@@ -80,7 +80,7 @@ values:
   returned: always
   type: dict
   sample: {numa_balancing: "0", thp: madvise, governor: null}
-skipped:
+left_alone:
   description: Knobs left alone and why.
   returned: always
   type: dict
@@ -193,11 +193,11 @@ def main():
     saved = parse_saved_state(_read(params["state_file"]))
     tuned = module.get_bin_path("tuned-adm") if params["use_tuned"] else None
     tuned_file = "/etc/tuned/%s/tuned.conf" % TUNED_PROFILE
-    after, skipped = dict(before), {}
+    after, left_alone = dict(before), {}
 
     if params["state"] == "present":
         wanted = wanted_values(params["numa_balancing"], params["thp"], params["governor"])
-        changes, skipped = plan(host, wanted)
+        changes, left_alone = plan(host, wanted)
         originals = dict(saved.get("original", {}))
         for knob, (old, _new) in changes.items():
             originals.setdefault(knob, old)
@@ -212,7 +212,7 @@ def main():
         else:
             for knob, (_old, new) in changes.items():
                 run.knob(knob, new)
-            applied = dict((knob, value) for knob, value in wanted.items() if knob not in skipped)
+            applied = dict((knob, value) for knob, value in wanted.items() if knob not in left_alone)
             for path, content in ((SYSCTL_FILE, render_sysctl(applied)), (TMPFILES_FILE, render_tmpfiles(applied))):
                 if content:
                     run.put_file(path, content)
@@ -231,7 +231,7 @@ def main():
                     run.knob(knob, value)
                     after[knob] = value
                 else:
-                    skipped[knob] = "not writable here; still %s, recorded original %s" % (host[knob]["value"], value)
+                    left_alone[knob] = "not writable here; still %s, recorded original %s" % (host[knob]["value"], value)
         for path in (tuned_file, SYSCTL_FILE, TMPFILES_FILE, params["state_file"]):
             run.remove(path)
         if os.path.isdir(_path(os.path.dirname(tuned_file))) and not module.check_mode:
@@ -240,7 +240,7 @@ def main():
     module.exit_json(
         changed=run.changed,
         values=after,
-        skipped=skipped,
+        left_alone=left_alone,
         method="tuned" if tuned else "sysfs",
         diff={"before": json.dumps(before, indent=1, sort_keys=True) + "\n",
               "after": json.dumps(after, indent=1, sort_keys=True) + "\n"},
