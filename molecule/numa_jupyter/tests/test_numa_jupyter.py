@@ -90,7 +90,6 @@ def test_kernel_starts_and_runs_code_in_the_venv(host, physical_cores):
         "                       timeout=60, output_hook=lambda m: out.append(m['content'].get('text', '')))\n"
         "kc.stop_channels(); km.shutdown_kernel(now=True)\n"
         "print(''.join(out).strip())\n")
-    # started the way a server in another env would: by name, with the node's python3 path to jupyter_client
     output = host.check_output("%s/bin/python -c %s" % (VENV, shlex.quote(script)))
     assert output.split() == ["%s/bin/python" % VENV, str(physical_cores), "42"]
 

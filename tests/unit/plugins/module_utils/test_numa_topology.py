@@ -9,35 +9,9 @@ import os
 
 import pytest
 
-from conftest import read_h200, read_public
+from conftest import h200_host, make_host, read_h200, read_public, write
 from ansible_collections.aistack.gpu_node.plugins.module_utils import numa_topology
 from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import parse_cpulist, parse_topo_matrix
-
-
-def write(root, path, text):
-    full = os.path.join(str(root), path)
-    if not os.path.isdir(os.path.dirname(full)):
-        os.makedirs(os.path.dirname(full))
-    with open(full, "w") as handle:
-        handle.write(text)
-
-
-def make_host(root, nodes, siblings_offset=None, gpus=()):
-    """A sysfs tree: ``nodes`` {node: cpulist}; SMT sibling of cpu c is c + ``siblings_offset``;
-    ``gpus`` a list of (bus id, numa_node, local_cpulist)."""
-    for node, cpulist in nodes.items():
-        write(root, "sys/devices/system/node/node%d/cpulist" % node, cpulist + "\n")
-        for cpu in parse_cpulist(cpulist):
-            group = [cpu]
-            if siblings_offset:
-                group = sorted({cpu, cpu + siblings_offset if cpu < siblings_offset else cpu - siblings_offset})
-            write(root, "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list" % cpu,
-                  numa_topology.format_cpulist(group) + "\n")
-    for bus, numa, cpulist in gpus:
-        device = "sys/bus/pci/devices/%s/" % bus
-        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("numa_node", str(numa)),
-                            ("local_cpulist", cpulist)):
-            write(root, device + name, value + "\n")
 
 
 def runner_answering(text, rc=0):
@@ -48,14 +22,6 @@ def runner_answering(text, rc=0):
         return rc, text, "" if rc == 0 else "NVIDIA-SMI has failed"
     runner.calls = calls
     return runner
-
-
-def h200_host(root):
-    """The H200 test host as recorded: sysfs-node.txt, sysfs-gpu-numa.txt, one thread per core (lscpu)."""
-    node_cpulist = read_h200("sysfs-node.txt").split()[-1]
-    path, _class, numa, cpulist = read_h200("sysfs-gpu-numa.txt").split()
-    make_host(root, {0: node_cpulist},
-              gpus=[(os.path.basename(path), int(numa.split("=")[1]), cpulist.split("=")[1])])
 
 
 def test_h200_single_node_gpu_numa_unknown_in_sysfs(tmp_path):
