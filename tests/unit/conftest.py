@@ -73,7 +73,7 @@ def run_module(module, args, capsys):
 def _cpus(cpulist):
     cpus = []
     for part in cpulist.split(","):
-        first, _, last = part.partition("-")
+        first, _dash, last = part.partition("-")
         cpus.extend(range(int(first), int(last or first) + 1))
     return cpus
 

@@ -62,7 +62,8 @@ def test_conda_activate_d_sets_and_deactivate_d_restores(host, physical_cores):
 
 
 def test_launcher_runs_unbound_without_gpu_and_sets_the_nvls_policy(host, physical_cores):
-    result = host.run("%s/bin/aistack-numa-launch sh -c 'echo $OMP_NUM_THREADS $NCCL_NVLS_ENABLE $TORCH_SYMM_MEM_DISABLE_MULTICAST $NVSHMEM_DISABLE_NVLS'" % VENV)
+    result = host.run("%s/bin/aistack-numa-launch sh -c %s" % (VENV, shlex.quote(
+        "echo $OMP_NUM_THREADS $NCCL_NVLS_ENABLE $TORCH_SYMM_MEM_DISABLE_MULTICAST $NVSHMEM_DISABLE_NVLS")))
     assert result.rc == 0
     assert result.stdout.split() == [str(physical_cores), "0", "1", "1"]
     assert "no NUMA node known for GPU '0'" in result.stderr

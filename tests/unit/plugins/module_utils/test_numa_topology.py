@@ -5,8 +5,6 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import os
-
 import pytest
 
 from conftest import h200_host, make_host, read_h200, read_public, write
