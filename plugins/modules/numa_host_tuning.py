@@ -75,7 +75,7 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
-values:
+knobs:
   description: Knob values after the run (what they would be, in check mode).
   returned: always
   type: dict
@@ -239,7 +239,7 @@ def main():
 
     module.exit_json(
         changed=run.changed,
-        values=after,
+        knobs=after,
         left_alone=left_alone,
         method="tuned" if tuned else "sysfs",
         diff={"before": json.dumps(before, indent=1, sort_keys=True) + "\n",

@@ -36,7 +36,7 @@ def read(root, path):
 def test_apply_then_revert(root, capsys):
     rc, result = run_module(numa_host_tuning, dict(WANTED), capsys)
     assert rc == 0 and result["changed"] is True and result["method"] == "sysfs"
-    assert result["values"] == {"numa_balancing": "0", "thp": "madvise", "governor": "performance"}
+    assert result["knobs"] == {"numa_balancing": "0", "thp": "madvise", "governor": "performance"}
     assert read(root, "proc/sys/kernel/numa_balancing") == "0"
     assert read(root, "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor") == "performance"
     assert "kernel.numa_balancing = 0" in read(root, "etc/sysctl.d/90-aistack-numa.conf")
@@ -65,7 +65,7 @@ def test_apply_then_revert(root, capsys):
 
 def test_check_mode_writes_nothing(root, capsys):
     _rc, result = run_module(numa_host_tuning, dict(WANTED, _ansible_check_mode=True), capsys)
-    assert result["changed"] is True and result["values"]["numa_balancing"] == "0"
+    assert result["changed"] is True and result["knobs"]["numa_balancing"] == "0"
     assert read(root, "proc/sys/kernel/numa_balancing") == "1\n"
     assert not (root / "etc").exists() and not (root / "var").exists()
 
