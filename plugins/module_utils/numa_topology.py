@@ -256,6 +256,14 @@ def session_threads(topology, plan, threads_per_gpu=0):
 # OpenMP runtime of an env
 # ---------------------------------------------------------------------------
 
+def describe_env(prefix):
+    """What kind of Python env ``prefix`` is: conda (conda-meta/), venv (pyvenv.cfg) or None."""
+    def exists(name):
+        return os.path.exists(os.path.join(prefix, name))
+    kind = "conda" if exists("conda-meta") else ("venv" if exists("pyvenv.cfg") else None)
+    return {"prefix": prefix, "type": kind, "python": exists("bin/python"), "activate": exists("bin/activate")}
+
+
 def find_openmp_runtimes(prefix):
     """OpenMP runtimes shipped inside the env at ``prefix``: ``{"runtimes": [...], "libraries": [...]}``."""
     runtimes, libraries = set(), []

@@ -121,6 +121,12 @@ ansible_facts:
           description: OpenMP runtimes in the env (V(gnu), V(intel), V(llvm)) and the library files found.
           type: dict
           sample: {runtimes: [gnu], libraries: [/opt/torch/.venv/lib/python3.12/site-packages/torch/lib/libgomp.so.1]}
+        env:
+          description:
+            - The env at O(env_prefix), null without it; C(type) is V(conda) (C(conda-meta/)), V(venv) (C(pyvenv.cfg)) or
+              null, C(python) and C(activate) whether C(bin/python) and C(bin/activate) exist.
+          type: dict
+          sample: {prefix: /opt/torch/.venv, type: venv, python: true, activate: true}
         affinity_env:
           description: Affinity variables for that runtime (C(OMP_PROC_BIND)/C(OMP_PLACES), or C(KMP_AFFINITY) for Intel alone).
           type: dict
@@ -144,6 +150,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.host_tuning impor
 from ansible_collections.aistack.gpu_node.plugins.module_utils.numa_topology import (
     affinity_env,
     collect_topology,
+    describe_env,
     find_openmp_runtimes,
     session_threads,
     thread_env,
@@ -165,10 +172,12 @@ def main():
         module.fail_json(msg="threads_per_gpu must be 0 (derive) or a positive count, got %d" % threads_per_gpu)
     prefix = module.params["env_prefix"]
     openmp = {"runtimes": [], "libraries": []}
+    env = None
     if prefix:
         if not os.path.isdir(prefix):
             module.fail_json(msg="env_prefix %s is not a directory; expected the prefix of a venv or conda env" % prefix)
         openmp = find_openmp_runtimes(prefix)
+        env = describe_env(prefix)
     topology = collect_topology(module_runner(module), root="/")
     plan = thread_plan(topology, threads_per_gpu)
     for entry in plan:
@@ -179,6 +188,7 @@ def main():
         session_threads=threads,
         session_env=thread_env(threads, openmp["runtimes"], affinity=module.params["session_affinity"]),
         openmp=openmp,
+        env=env,
         affinity_env=affinity_env(openmp["runtimes"]),
         host=read_host("/"),
     )

@@ -167,3 +167,15 @@ def test_openmp_runtime_decides_affinity(tmp_path, files, runtimes, env):
     assert numa_topology.affinity_env(found["runtimes"]) == env
     assert numa_topology.thread_env(12, found["runtimes"]) == dict(env, OMP_NUM_THREADS="12", MKL_NUM_THREADS="12")
     assert numa_topology.thread_env(12, found["runtimes"], affinity=False) == {"OMP_NUM_THREADS": "12", "MKL_NUM_THREADS": "12"}
+
+
+def test_describe_env(tmp_path):
+    write(tmp_path, "conda/conda-meta/history", "")
+    write(tmp_path, "conda/bin/python", "")
+    assert numa_topology.describe_env(str(tmp_path / "conda")) == {
+        "prefix": str(tmp_path / "conda"), "type": "conda", "python": True, "activate": False}
+    write(tmp_path, "venv/pyvenv.cfg", "")
+    write(tmp_path, "venv/bin/activate", "")
+    assert numa_topology.describe_env(str(tmp_path / "venv"))["type"] == "venv"
+    assert numa_topology.describe_env(str(tmp_path / "venv"))["python"] is False
+    assert numa_topology.describe_env(str(tmp_path))["type"] is None

@@ -22,6 +22,7 @@ def h200(tmp_path, monkeypatch):
     venv = tmp_path / "venv"
     write(venv, "lib/python3.12/site-packages/torch/lib/libgomp.so.1", "")
     write(venv, "bin/python", "")
+    write(venv, "pyvenv.cfg", "home = /usr/bin\n")
     calls = []
 
     def run_command(self, argv, **kwargs):
@@ -43,6 +44,7 @@ def test_h200_plan_and_env(h200, capsys):
     assert rc == 0 and result["changed"] is False
     assert h200["calls"] == [["topo", "-m"]]
     assert facts["openmp"]["runtimes"] == ["gnu"]
+    assert facts["env"] == {"prefix": h200["venv"], "type": "venv", "python": True, "activate": False}
     assert facts["plan"] == [{"index": 0, "numa_node": 0, "cpus": "0-15", "threads": 16, "env": {
         "OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16", "OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}}]
     assert facts["session_env"] == {"OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16"}
@@ -61,7 +63,7 @@ def test_overrides(h200, capsys):
 def test_without_env_prefix_no_affinity(h200, capsys):
     _rc, result = run_module(numa_facts, {}, capsys)
     facts = result["ansible_facts"]["aistack_numa"]
-    assert facts["openmp"] == {"runtimes": [], "libraries": []}
+    assert facts["openmp"] == {"runtimes": [], "libraries": []} and facts["env"] is None
     assert facts["plan"][0]["env"] == {"OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16"}
 
 
