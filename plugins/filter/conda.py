@@ -52,6 +52,28 @@ def conda_environment_file(text, path='environment.yml'):
     return spec
 
 
+def conda_install_argv(packages, prefix, channels=None, conda="conda"):
+    """argv of ``conda install`` into ``prefix`` from exactly ``channels``.
+
+    ``nodefaults`` is a marker of environment.yml files, not a channel: conda fails on it, so it
+    is dropped, and ``--override-channels`` keeps the ``defaults`` channels (and their terms of
+    service) out whatever .condarc says.
+    """
+    if isinstance(packages, str):
+        packages = [packages]
+    if not packages or not all(isinstance(name, str) and name for name in packages):
+        raise AnsibleFilterError("conda_install_argv: packages must be a non-empty list of package specs, got %r" % (packages,))
+    if not isinstance(prefix, str) or not prefix.startswith("/"):
+        raise AnsibleFilterError("conda_install_argv: prefix must be an absolute path, got %r" % (prefix,))
+    argv = [conda, "install", "--prefix", prefix, "--yes", "--json"]
+    wanted = [channel for channel in (channels or []) if channel != ce.NODEFAULTS]
+    if wanted:
+        argv.append("--override-channels")
+        for channel in wanted:
+            argv.extend(["--channel", channel])
+    return argv + list(packages)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -59,4 +81,5 @@ class FilterModule(object):
             'conda_condarc_problems': conda_condarc_problems,
             'conda_config_sources': conda_config_sources,
             'conda_environment_file': conda_environment_file,
+            'conda_install_argv': conda_install_argv,
         }

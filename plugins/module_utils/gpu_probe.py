@@ -193,9 +193,14 @@ def parse_topo_matrix(text):
         if not tokens or tokens[0] not in devices:
             break
         row = tokens[0]
+        # Affinity values are read from the end of the row: they are single tokens, and a paste
+        # that runs two link cells together ("NODENODE") then still gives the right affinity.
+        extras = {}
+        if row.startswith("GPU") and affinity_columns and len(tokens) > len(affinity_columns):
+            extras = dict(zip(affinity_columns, tokens[-len(affinity_columns):]))
+            tokens = tokens[:-len(affinity_columns)]
         cells = tokens[1:1 + len(devices)]
         links[row] = dict((column, cell) for column, cell in zip(devices, cells) if column != row)
-        extras = dict(zip(affinity_columns, tokens[1 + len(devices):]))
         if row.startswith("GPU"):
             cpu_affinity = _topo_value(extras.get("CPU Affinity"))
             numa = _topo_value(extras.get("NUMA Affinity"))

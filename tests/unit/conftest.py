@@ -77,3 +77,47 @@ def run_module(module, args, capsys):
         with pytest.raises(SystemExit) as exited:
             module.main()
     return exited.value.code, json.loads(capsys.readouterr().out)
+
+
+# Fake sysfs trees for the NUMA tests.
+
+def _cpus(cpulist):
+    cpus = []
+    for part in cpulist.split(","):
+        first, _dash, last = part.partition("-")
+        cpus.extend(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def write(root, path, text):
+    full = os.path.join(str(root), path)
+    if not os.path.isdir(os.path.dirname(full)):
+        os.makedirs(os.path.dirname(full))
+    with open(full, "w") as handle:
+        handle.write(text)
+
+
+def make_host(root, nodes, siblings_offset=None, gpus=()):
+    """A sysfs tree: ``nodes`` {node: cpulist}; SMT sibling of cpu c is c + ``siblings_offset``;
+    ``gpus`` a list of (bus id, numa_node, local_cpulist)."""
+    for node, cpulist in nodes.items():
+        write(root, "sys/devices/system/node/node%d/cpulist" % node, cpulist + "\n")
+        for cpu in _cpus(cpulist):
+            group = [cpu]
+            if siblings_offset:
+                group = sorted({cpu, cpu + siblings_offset if cpu < siblings_offset else cpu - siblings_offset})
+            write(root, "sys/devices/system/cpu/cpu%d/topology/thread_siblings_list" % cpu,
+                  ",".join(str(sibling) for sibling in group) + "\n")
+    for bus, numa, cpulist in gpus:
+        device = "sys/bus/pci/devices/%s/" % bus
+        for name, value in (("vendor", "0x10de"), ("class", "0x030200"), ("numa_node", str(numa)),
+                            ("local_cpulist", cpulist)):
+            write(root, device + name, value + "\n")
+
+
+def h200_host(root):
+    """The H200 test host as recorded: sysfs-node.txt, sysfs-gpu-numa.txt, one thread per core (lscpu)."""
+    node_cpulist = read_h200("sysfs-node.txt").split()[-1]
+    path, _class, numa, cpulist = read_h200("sysfs-gpu-numa.txt").split()
+    make_host(root, {0: node_cpulist},
+              gpus=[(os.path.basename(path), int(numa.split("=")[1]), cpulist.split("=")[1])])

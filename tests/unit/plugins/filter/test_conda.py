@@ -39,3 +39,21 @@ def test_environment_file_errors_name_the_file():
         FILTERS['conda_environment_file']('dependencies: [python\n', 'envs/bad.yml')
     with pytest.raises(AnsibleFilterError, match='envs/bad.yml: dependencies must be a non-empty list'):
         FILTERS['conda_environment_file']('name: x\n', 'envs/bad.yml')
+
+
+def test_ipykernel_into_a_conda_env_from_conda_forge_only():
+    argv = FILTERS["conda_install_argv"](["ipykernel"], "/opt/conda/envs/ml",
+                                                          channels=["conda-forge", "nodefaults"])
+    assert argv == ["conda", "install", "--prefix", "/opt/conda/envs/ml", "--yes", "--json",
+                    "--override-channels", "--channel", "conda-forge", "ipykernel"]
+
+
+def test_configured_channels_and_another_executable():
+    assert FILTERS["conda_install_argv"]("ipykernel>=6", "/opt/env", conda="/opt/conda/bin/mamba") == [
+        "/opt/conda/bin/mamba", "install", "--prefix", "/opt/env", "--yes", "--json", "ipykernel>=6"]
+
+
+@pytest.mark.parametrize("packages, prefix", [([], "/opt/env"), ([""], "/opt/env"), (["ipykernel"], "envs/ml"), (["x"], None)])
+def test_bad_input_is_named(packages, prefix):
+    with pytest.raises(AnsibleFilterError, match="conda_install_argv: (packages|prefix)"):
+        FILTERS["conda_install_argv"](packages, prefix)
