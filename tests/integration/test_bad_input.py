@@ -52,5 +52,5 @@ def test_threshold_that_is_not_a_number(extra, message):
 
 def test_unknown_tag():
     out = refused(["--tags", "drivers"])
-    assert "Unknown tag(s) drivers: known tags are preflight, driver, conda, env, manifest, " \
+    assert "Unknown tag(s) drivers: known tags are preflight, driver, conda, env, apex, numa, jupyter, manifest, " \
            "validate." in out
