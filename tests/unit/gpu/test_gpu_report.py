@@ -14,8 +14,8 @@ _SPEC = importlib.util.spec_from_file_location("gpu_report", os.path.join(REPO_R
 gpu_report = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(gpu_report)
 
-# A real log from the GPU host (the CUDA-match run): one play, one recap line.
-RECORDED_LOG = os.path.join(REPO_ROOT, "tests", "gpu", "results", "h200", "run.log")
+# A real log from the GPU host (the CUDA-match run of d057bfc): one play, one recap line.
+RECORDED_LOG = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "cuda-checks-run.log")
 
 
 def test_recap_of_a_recorded_run():
