@@ -38,7 +38,9 @@ def test_thread_settings_are_set_on_activation(host):
 
 def test_kernelspec_runs_the_torch_environment(host):
     spec = json.loads(host.file(KERNEL_JSON).content_string)
-    assert spec["argv"][0] == TORCH_PYTHON
+    # The env's own interpreter (bin/python or bin/python3: the same file in a venv).
+    assert os.path.dirname(spec["argv"][0]) == os.path.join(ENV_PREFIX, "bin")
+    assert host.file(spec["argv"][0]).linked_to == host.file(TORCH_PYTHON).linked_to
     assert spec["env"]["CUDA_HOME"] == "/usr/local/cuda"
     assert int(spec["env"]["OMP_NUM_THREADS"]) >= 1
 
