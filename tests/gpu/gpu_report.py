@@ -100,7 +100,7 @@ def render_markdown(report, results_rel):
         out.append(
             "Host: %s; %d × %s (compute capability %s), driver %s (%s module), CUDA %s."
             % (host.get("os", "?"), len(gpus), gpus[0].get("name"), gpus[0].get("compute_capability"),
-               driver.get("version"), driver.get("kernel_module", "?"), driver.get("cuda_version"))
+               driver.get("version"), driver.get("kernel_module_flavour", "?"), driver.get("cuda_version"))
         )
     out += ["", "## Molecule steps", "", "| step | result | changed | time |", "|---|---|---|---|"]
     for step in report["steps"]:
@@ -115,9 +115,17 @@ def render_markdown(report, results_rel):
                 role["name"], role.get("result", "ok"), role.get("changed", "-"), role["seconds"]))
     apex = report["apex"]
     if apex:
-        out += ["", "## APEX", ""]
-        for key in sorted(apex):
-            out.append("- %s: `%s`" % (key, json.dumps(apex[key], sort_keys=True)))
+        built = apex.get("built") or {}
+        out += ["", "## APEX", "",
+                "- Built in %s s (pip wheel), installed from the cache in %s s (pip install): ratio %s."
+                % (apex.get("build_seconds"), apex.get("cache_install_seconds"), apex.get("build_to_cache_ratio", "-")),
+                "- Source `%s`, cache key `%s`, wheel `%s`." % (built.get("source"), built.get("key"), built.get("wheel")),
+                "- Compiled modules that import: %s." % ", ".join(
+                    "`%s`" % name for name, state in sorted((built.get("modules") or {}).items()) if state == "ok"),
+                "- Numerical checks against torch: %s." % ", ".join(
+                    "%s %s" % (name, "ok" if check.get("ok") else "FAILED") for name, check in sorted((built.get("checks") or {}).items())),
+                "- APIs present: %s." % ", ".join(
+                    "%s %s" % (name, "yes" if present else "no") for name, present in sorted((built.get("apis") or {}).items()))]
     validation = report["validation"]
     if validation:
         out += ["", "## Validation", "", "```json", json.dumps(validation, indent=2, sort_keys=True), "```"]
