@@ -16,7 +16,6 @@ from conftest import FIXTURES, REPO_ROOT
 from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build
 
 
-
 def _apex_layout(name):
     with open(os.path.join(FIXTURES, "apex_setup", name)) as handle:
         return handle.read()
