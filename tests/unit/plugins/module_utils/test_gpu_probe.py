@@ -13,7 +13,7 @@ from collections import namedtuple
 
 import pytest
 
-from conftest import read_h200, read_public
+from conftest import read_h200, read_public, write
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
 
 
@@ -37,14 +37,6 @@ class FakeRunner(object):
                 answer = self.answers[candidate]
                 return answer(argv) if callable(answer) else answer
         return 127, "", "%s: not found" % argv[0]
-
-
-def write(root, path, text):
-    full = os.path.join(str(root), path)
-    if not os.path.isdir(os.path.dirname(full)):
-        os.makedirs(os.path.dirname(full))
-    with open(full, "w") as handle:
-        handle.write(text)
 
 
 def make_gpu_tree(root, proc_version=None, bus="0000:00:06.0", driver="nvidia", numa="-1"):
