@@ -43,7 +43,7 @@ def test_environment_file_errors_name_the_file():
 
 def test_ipykernel_into_a_conda_env_from_conda_forge_only():
     argv = FILTERS["conda_install_argv"](["ipykernel"], "/opt/conda/envs/ml",
-                                                          channels=["conda-forge", "nodefaults"])
+                                         channels=["conda-forge", "nodefaults"])
     assert argv == ["conda", "install", "--prefix", "/opt/conda/envs/ml", "--yes", "--json",
                     "--override-channels", "--channel", "conda-forge", "ipykernel"]
 
