@@ -78,8 +78,8 @@ def main():
     parser.add_argument("-e", "--extra-vars", action="append", default=[], help="passed to every run")
     # A podman node reaches no conda installer or mirror and would install a real driver: those
     # components are benchmarked by their own scenarios unless asked for here.
-    parser.add_argument("--skip-tags", default="driver,conda,env",
-                        help="components left out of every run (default: driver,conda,env)")
+    parser.add_argument("--skip-tags", default="driver,conda,env,apex,numa,jupyter",
+                        help="components left out of every run (default: %(default)s)")
     parser.add_argument("--keep", action="store_true", help="leave the nodes running")
     args = parser.parse_args()
     names = ["aistack-bench-%d" % i for i in range(1, args.nodes + 1)]

