@@ -13,6 +13,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.apex_build import
     build_blockers,
     build_plan,
     build_settings,
+    cache_entry,
     cache_key,
     legacy_apis_ref,
     parse_setup_py,
@@ -40,6 +41,12 @@ def apex_cache_key_filter(inputs):
         raise AnsibleFilterError("apex_cache_key: %s" % exc)
 
 
+def apex_cache_entry_filter(marker_text, key):
+    if not isinstance(key, str):
+        raise AnsibleFilterError("apex_cache_entry: key must be a string, got %s" % type(key).__name__)
+    return cache_entry(marker_text, key)
+
+
 def apex_build_blockers_filter(plan, compat, require_gpu_arch=False):
     try:
         return build_blockers(plan, compat, require_gpu_arch)
@@ -53,6 +60,7 @@ class FilterModule(object):
             "apex_build_plan": apex_build_plan_filter,
             "apex_build_settings": apex_build_settings_filter,
             "apex_cache_key": apex_cache_key_filter,
+            "apex_cache_entry": apex_cache_entry_filter,
             "apex_build_blockers": apex_build_blockers_filter,
             "apex_legacy_apis_ref": legacy_apis_ref,
         }

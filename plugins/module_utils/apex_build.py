@@ -30,6 +30,9 @@ _FLAG_BLOCK_HEAD = re.compile(r"""^if\s+(?:has_flag\(\s*["'](--\w+)["']|["'](--\
 _EXTENSION = re.compile(r"""\b(CppExtension|CUDAExtension)\(\s*(?:name\s*=\s*)?["'](\w+)["']""")
 _COMPOUND = re.compile(r"^(if|elif|else|for|while|try|except|with)\b")
 _CALENDAR_TAG = re.compile(r"^v?(\d{2})\.(\d{2})(?:\.(\d+))?$")
+# A cache entry's wheel is a file name beside its marker, never a path (markers may come from a URL).
+_WHEEL_NAME = re.compile(r"^apex-[A-Za-z0-9_.+!-]+\.whl$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 def _indent(line):
@@ -200,6 +203,32 @@ def cache_key(inputs):
     canonical["flags"] = sorted(canonical["flags"] or [])
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def cache_entry(marker_text, key):
+    """Read a cache entry's marker: ``{"entry": dict or None, "problem": str or None}``.
+
+    An empty text is no entry. Anything else must be a JSON object for ``key`` naming a wheel file
+    beside it, its sha256 and the modules to verify; otherwise ``problem`` says what is wrong and
+    the entry is not used (a marker from a shared folder or a URL is input, not trusted).
+    """
+    if not (marker_text or "").strip():
+        return {"entry": None, "problem": None}
+    try:
+        entry = json.loads(marker_text)
+    except ValueError as exc:
+        return {"entry": None, "problem": "the marker is not JSON (%s)" % exc}
+    if not isinstance(entry, dict):
+        return {"entry": None, "problem": "the marker is not a JSON object"}
+    if entry.get("key") != key:
+        return {"entry": None, "problem": "the marker is for key %r, not %s" % (entry.get("key"), key)}
+    if not _WHEEL_NAME.match(str(entry.get("wheel") or "")):
+        return {"entry": None, "problem": "the marker's wheel %r is not an apex-*.whl file name" % (entry.get("wheel"),)}
+    if not _SHA256.match(str(entry.get("wheel_sha256") or "")):
+        return {"entry": None, "problem": "the marker's wheel_sha256 %r is not 64 hex digits" % (entry.get("wheel_sha256"),)}
+    if not isinstance(entry.get("required_modules"), list) or not entry["required_modules"]:
+        return {"entry": None, "problem": "the marker lists no required_modules to verify"}
+    return {"entry": entry, "problem": None}
 
 
 def legacy_apis_ref(ref):

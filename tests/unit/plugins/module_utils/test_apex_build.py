@@ -7,6 +7,7 @@ the parser is proven on the real APEX tree by the GPU molecule scenario, where t
 real setup.py from the downloaded archive.
 """
 
+import json
 import os
 
 import pytest
@@ -276,3 +277,41 @@ def test_cpu_build_needs_only_torch():
     assert apex_build.build_blockers({"needs_nvcc": False}, _compat(torch_cuda=None, nvcc_release=None), True) == []
     missing = apex_build.build_blockers({"needs_nvcc": False}, {"torch": {"present": False, "error": "ModuleNotFoundError"}}, False)
     assert missing[0]["message"] == "torch is not importable in this environment (ModuleNotFoundError)."
+
+
+# ---------------------------------------------------------------------------
+# cache_entry: markers read from the node, the controller or a URL
+# ---------------------------------------------------------------------------
+
+def _h200_marker(**changes):
+    """A marker with the key, wheel and modules of the H200 run (tests/gpu/results/h200/apex.json)."""
+    with open(os.path.join(REPO_ROOT, "tests", "gpu", "results", "h200", "apex.json")) as handle:
+        built = json.load(handle)["built"]
+    marker = {"key": built["key"], "wheel": built["wheel"], "wheel_sha256": "ab" * 32,
+              "required_modules": sorted(built["modules"]), "built_on": built["built_on"]}
+    marker.update(changes)
+    return marker
+
+
+def test_a_valid_marker_is_the_entry():
+    marker = _h200_marker()
+    assert apex_build.cache_entry(json.dumps(marker), "79b24261b5d46ff4403a5df9") == {"entry": marker, "problem": None}
+
+
+@pytest.mark.parametrize("text", ["", "  \n", None])
+def test_no_marker_is_no_entry_and_no_problem(text):
+    assert apex_build.cache_entry(text, "79b24261b5d46ff4403a5df9") == {"entry": None, "problem": None}
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("<html>404 Not Found</html>", "not JSON"),
+    (json.dumps(["apex"]), "not a JSON object"),
+    (json.dumps(_h200_marker(key="0" * 24)), "for key '000000000000000000000000', not 79b24261b5d46ff4403a5df9"),
+    (json.dumps(_h200_marker(wheel="../../etc/cron.d/apex-1.whl")), "is not an apex-*.whl file name"),
+    (json.dumps(_h200_marker(wheel="torch-2.11.0-cp312-cp312-linux_x86_64.whl")), "is not an apex-*.whl file name"),
+    (json.dumps(_h200_marker(wheel_sha256="AB" * 32)), "is not 64 hex digits"),
+    (json.dumps(_h200_marker(required_modules=[])), "no required_modules"),
+])
+def test_a_bad_marker_is_a_problem_not_an_entry(text, problem):
+    result = apex_build.cache_entry(text, "79b24261b5d46ff4403a5df9")
+    assert result["entry"] is None and problem in result["problem"]
