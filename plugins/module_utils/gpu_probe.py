@@ -237,7 +237,8 @@ def _on_off(value):
 # Collectors
 # ---------------------------------------------------------------------------
 
-def _read(root, path):
+def read_root_file(root, path):
+    """Text of ``path`` under ``root`` (a test's fake sysfs/procfs, or "/"), or None when unreadable."""
     try:
         with open(os.path.join(root, path.lstrip("/"))) as handle:
             return handle.read()
@@ -250,19 +251,19 @@ def scan_pci(root="/"):
     devices = []
     base = os.path.join(root, "sys/bus/pci/devices")
     for path in sorted(glob.glob(os.path.join(base, "*"))):
-        vendor = (_read(path, "vendor") or "").strip().lower()
-        pci_class = (_read(path, "class") or "").strip().lower()
+        vendor = (read_root_file(path, "vendor") or "").strip().lower()
+        pci_class = (read_root_file(path, "class") or "").strip().lower()
         if vendor != NVIDIA_VENDOR_ID or not pci_class.startswith(GPU_PCI_CLASSES):
             continue
-        numa = (_read(path, "numa_node") or "-1").strip()
+        numa = (read_root_file(path, "numa_node") or "-1").strip()
         driver_link = os.path.join(path, "driver")
         devices.append({
             "pci_bus_id": normalize_pci_bus_id(os.path.basename(path)),
             "vendor_id": vendor,
-            "device_id": (_read(path, "device") or "").strip().lower() or None,
+            "device_id": (read_root_file(path, "device") or "").strip().lower() or None,
             "class": pci_class,
             "numa_node": int(numa) if re.match(r"^-?\d+$", numa) else -1,
-            "local_cpulist": (_read(path, "local_cpulist") or "").strip() or None,
+            "local_cpulist": (read_root_file(path, "local_cpulist") or "").strip() or None,
             "kernel_driver": os.path.basename(os.readlink(driver_link)) if os.path.islink(driver_link) else None,
         })
     return devices
@@ -270,12 +271,12 @@ def scan_pci(root="/"):
 
 def read_kernel_module(root="/"):
     """Loaded kernel module version and flavour; None values when no module is loaded."""
-    proc = _read(root, "/proc/driver/nvidia/version")
+    proc = read_root_file(root, "/proc/driver/nvidia/version")
     if proc:
         parsed = parse_proc_driver_version(proc)
         if parsed["version"]:
             return parsed
-    sys_version = (_read(root, "/sys/module/nvidia/version") or "").strip()
+    sys_version = (read_root_file(root, "/sys/module/nvidia/version") or "").strip()
     return {"version": sys_version or None, "flavour": None}
 
 

@@ -13,6 +13,8 @@ import json
 import os
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import read_root_file
+
 NUMA_BALANCING = "/proc/sys/kernel/numa_balancing"
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 GOVERNOR_GLOB = "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"
@@ -24,11 +26,8 @@ KNOBS = ("numa_balancing", "thp", "governor")
 
 
 def _read(root, path):
-    try:
-        with open(os.path.join(root, path.lstrip("/"))) as handle:
-            return handle.read().strip()
-    except (IOError, OSError):
-        return None
+    text = read_root_file(root, path)
+    return None if text is None else text.strip()
 
 
 def _writable(root, path):

@@ -18,6 +18,7 @@ import re
 from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import (
     parse_cpulist,
     parse_topo_matrix,
+    read_root_file,
     scan_pci,
 )
 
@@ -36,14 +37,6 @@ OPENMP_SEARCH_GLOBS = (
     "lib64/python*/site-packages/*/lib", "lib64/python*/site-packages/*.libs",
 )
 INTEL_KMP_AFFINITY = "granularity=fine,compact,1,0"
-
-
-def _read(root, path):
-    try:
-        with open(os.path.join(root, path.lstrip("/"))) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
 
 
 def format_cpulist(cpus):
@@ -99,10 +92,10 @@ def read_numa_nodes(root="/"):
     """
     nodes = {}
     for path in glob.glob(os.path.join(root, "sys/devices/system/node/node[0-9]*")):
-        nodes[int(os.path.basename(path)[4:])] = parse_cpulist(_read(path, "cpulist"))
+        nodes[int(os.path.basename(path)[4:])] = parse_cpulist(read_root_file(path, "cpulist"))
     if nodes:
         return nodes, "sysfs"
-    online = parse_cpulist(_read(root, "/sys/devices/system/cpu/online"))
+    online = parse_cpulist(read_root_file(root, "/sys/devices/system/cpu/online"))
     return ({0: online}, "cpu/online (no NUMA in sysfs)") if online else ({}, "none")
 
 
@@ -111,7 +104,7 @@ def read_core_siblings(root, cpus):
     cores = set()
     for cpu in cpus:
         topology = "/sys/devices/system/cpu/cpu%d/topology/" % cpu
-        siblings = _read(root, topology + "thread_siblings_list") or _read(root, topology + "core_cpus_list")
+        siblings = read_root_file(root, topology + "thread_siblings_list") or read_root_file(root, topology + "core_cpus_list")
         group = parse_cpulist(siblings) or [cpu]
         cores.add(tuple(sibling for sibling in group if sibling in cpus) or (cpu,))
     return sorted(list(core) for core in cores)

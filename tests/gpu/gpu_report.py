@@ -21,6 +21,9 @@ RECAP_LINE = re.compile(
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
 ARTEFACTS = ("host", "apex", "validation", "jupyter", "numa", "negatives")
+# apex_build_report.installed_from of the install from the cache, as the report words it.
+_CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
+                  "node": " folder on the node", "controller": " on the controller"}
 
 
 def parse_recap(log_text):
@@ -117,8 +120,9 @@ def render_markdown(report, results_rel):
     if apex:
         built = apex.get("built") or {}
         out += ["", "## APEX", "",
-                "- Built in %s s (pip wheel), installed from the cache in %s s (pip install): ratio %s."
-                % (apex.get("build_seconds"), apex.get("cache_install_seconds"), apex.get("build_to_cache_ratio", "-")),
+                "- Built in %s s (pip wheel), installed from the cache%s in %s s (pip install): ratio %s."
+                % (apex.get("build_seconds"), _CACHE_SOURCES.get((apex.get("from_cache") or {}).get("installed_from"), ""),
+                   apex.get("cache_install_seconds"), apex.get("build_to_cache_ratio", "-")),
                 "- Source `%s`, cache key `%s`, wheel `%s`." % (built.get("source"), built.get("key"), built.get("wheel")),
                 "- Compiled modules that import: %s." % ", ".join(
                     "`%s`" % name for name, state in sorted((built.get("modules") or {}).items()) if state == "ok"),

@@ -55,3 +55,16 @@ def test_manifest_records_the_driver_and_a_passed_validation(host):
 def test_host_tuning_was_reverted(host):
     assert "[madvise]" in host.file("/sys/kernel/mm/transparent_hugepage/enabled").content_string
     assert host.file("/proc/sys/kernel/numa_balancing").content_string.strip() == "0"
+
+
+def test_apex_was_published_at_the_cache_url_and_installed_from_it(host):
+    results = os.environ["GPU_RESULTS_DIR"]
+    apex = json.loads(host.file(results + "/apex.json").content_string)
+    assert apex["built"]["installed_from"] == "build"
+    assert apex["from_cache"]["installed_from"] == "url"
+    key, wheel = apex["built"]["key"], apex["built"]["wheel"]
+    requests = host.file(results + "/wheel-cache.log").content_string.splitlines()
+    order = [requests.index(line) for line in ("PUT /apex/%s/%s 201" % (key, wheel),
+                                               "PUT /apex/%s/aistack-apex.json 201" % key,
+                                               "GET /apex/%s/%s 200" % (key, wheel))]
+    assert order == sorted(order)

@@ -60,7 +60,8 @@ def test_record_write_round_trip(tmp_path):
     (results / "check.log").write_text(open(RECORDED_LOG).read())
     assert gpu_report.record_step(str(results), "converge", 0, 12.5)
     assert not gpu_report.record_step(str(results), "check", 0, 3.0)  # the recorded log changed 1
-    (results / "apex.json").write_text(json.dumps({"build_seconds": 180.0, "cache_install_seconds": 2.5, "built": {
+    (results / "apex.json").write_text(json.dumps({"build_seconds": 180.0, "cache_install_seconds": 2.5,
+                                                   "from_cache": {"installed_from": "url"}, "built": {
         "modules": {"apex_C": "ok", "amp_C": "missing"}, "checks": {"FusedAdam": {"ok": True}}, "apis": {"apex.amp": False}}}))
     (results / "negatives.json").write_text(json.dumps([{"case": "cuda mismatch", "failed_as_designed": True,
                                                          "message": "torch.version.cuda is 13.0 | 12.4"}]))
@@ -75,6 +76,7 @@ def test_record_write_round_trip(tmp_path):
     assert "| check | FAILED: 1 changed, 0 expected | 1 | 3.0 s |" in markdown
     assert "| apex_build | ok | 5 | 181.2 s |" in markdown
     assert "13.0 \\| 12.4" in markdown
+    assert "installed from the cache at a URL (published there by the build" in markdown
     assert "ratio 72.0." in markdown and "- Compiled modules that import: `apex_C`." in markdown
     assert "FusedAdam ok" in markdown and "apex.amp no" in markdown
 
