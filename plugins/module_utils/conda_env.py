@@ -18,7 +18,13 @@ import hashlib
 import json
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import best_wheel_for_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+    best_wheel_for_driver,
+    torch_series_known,
+    torch_series_variants,
+    torch_variant_for_driver,
+    torch_variant_support,
+)
 from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
 
 NODEFAULTS = 'nodefaults'
@@ -34,6 +40,11 @@ _MATCHSPEC_BOUND = re.compile(r'(==|>=|>|=|~=)\s*([0-9][0-9.]*)')
 _PIP_NAME = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
 _PIP_PIN = re.compile(r'^==\s*([^\s,;]+)\s*(;.*)?$')
 _ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+# PyTorch's own projects, whose wheels come in one build per CUDA variant.
+TORCH_PROJECTS = ('torch', 'torchvision', 'torchaudio')
+TORCH_VARIANT_CHOICES = ('auto', 'none')
+_INDEX_OPTION = re.compile(r'^(--index-url|--extra-index-url|-i)(?:\s+|=)(\S+)\s*$')
+_WHEEL_VARIANT = re.compile(r'^(cu\d{3}|cpu)$')
 
 
 class CondaEnvError(Exception):
@@ -102,7 +113,82 @@ def _torch_lint(conda_specs, channels, driver_version):
             'conda-forge "pytorch" with "cuda-version"' % PYTORCH_CHANNEL_LAST]
 
 
-def normalize_environment(spec, source='spec', driver_version=None):
+def _torch_pin(pip_lines):
+    """Version ``torch==`` pins in a pip section (its local label, ``+cu130``, kept), or None."""
+    for line in pip_lines:
+        requirement = pip_requirement(line)
+        if requirement and requirement[0] == 'torch':
+            return requirement[1]
+    return None
+
+
+def choose_torch_index(pip_lines, source, driver_version=None, requested='auto', index_base=PYTORCH_WHEEL_INDEX):
+    """Fit the PyTorch wheel variant of a pip section to the node's driver.
+
+    Returns ``(pip_lines, choice, warnings)``. ``choice`` is None when the section installs no
+    PyTorch project or ``requested`` is "none"; else ``{variant, series, support, chosen_by, index}``.
+    A section that names its own download.pytorch.org variant, or a pin with a local label
+    (``torch==2.11.0+cu128``), keeps it, checked against the driver. Otherwise ("auto", or a
+    variant such as "cu126" / "cpu") an ``--extra-index-url`` line for the variant goes first:
+    its builds carry a local label, which pip ranks above PyPI's build of the same version.
+    A variant the driver cannot run is refused before anything changes, naming the one that fits.
+    """
+    if requested not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(requested or ''):
+        raise CondaEnvError('torch_cuda_variant %r: expected auto, none, cpu or a CUDA variant such as cu128' % (requested,))
+    names = [r[0] for r in (pip_requirement(line) for line in pip_lines) if r]
+    if requested == 'none' or not any(name in TORCH_PROJECTS for name in names):
+        return list(pip_lines), None, []
+    pin = _torch_pin(pip_lines)
+    series = re.match(r'^(\d+\.\d+)', pin).group(1) if pin and re.match(r'^\d+\.\d+', pin) else None
+    given = [match.group(2) for match in (_INDEX_OPTION.match(line) for line in pip_lines) if match]
+    given_variants = [url.rstrip('/').rsplit('/', 1)[-1] for url in given if '/whl/' in url]
+    label = pin.partition('+')[2] if pin and '+' in pin else None
+    fixed = label or (given_variants[0] if given_variants else None)
+    warnings = []
+    if fixed or requested != 'auto':
+        variant, chosen_by = (fixed, 'spec') if fixed else (requested, 'torch_cuda_variant')
+        if not _WHEEL_VARIANT.match(variant):
+            return list(pip_lines), {'variant': variant, 'series': series, 'support': None, 'chosen_by': chosen_by,
+                                     'index': None}, ['%s: torch variant %s is not checked against the driver' % (source, variant)]
+        published = torch_series_variants(series) if series else None
+        if published and variant != 'cpu' and variant not in published:
+            raise CondaEnvError('%s: torch %s has no %s wheels; its CUDA variants are %s'
+                                % (source, series, variant, ', '.join(published)))
+        support = 'cpu' if variant == 'cpu' else torch_variant_support(variant, driver_version) if driver_version else None
+        if variant != 'cpu' and driver_version and support is None:
+            fit = torch_variant_for_driver(series, driver_version) if series else None
+            raise CondaEnvError(
+                '%s: torch %s wheels (%s) need a newer driver than this node\'s %s. Fix: %s, or upgrade the driver'
+                % (source, variant, 'torch ' + pin if pin else 'torch', driver_version,
+                   'use %s (torch_cuda_variant: auto, or the index %s%s)' % (fit['variant'], index_base, fit['variant'])
+                   if fit and fit['variant'] else 'pick a torch whose wheels this driver runs'))
+        if support == 'minor-compat':
+            warnings.append('%s: the driver %s runs torch %s only by CUDA minor-version compatibility (no PTX JIT '
+                            'of newer code)' % (source, driver_version, variant))
+        lines = list(pip_lines) if fixed else ['--extra-index-url %s%s' % (index_base, variant)] + list(pip_lines)
+        return lines, {'variant': variant, 'series': series, 'support': support, 'chosen_by': chosen_by,
+                       'index': None if fixed else index_base + variant}, warnings
+    if not driver_version:
+        return list(pip_lines), None, ['%s: the torch CUDA variant is not chosen, the driver version is unknown '
+                                       '(gather aistack.gpu_node.gpu_facts or set the driver version)' % source]
+    if series is None:
+        series = torch_series_known()[-1]
+        warnings.append('%s: torch is not pinned (torch==X.Y.Z); the variant is chosen for torch %s' % (source, series))
+    fit = torch_variant_for_driver(series, driver_version)
+    if fit is None:
+        raise CondaEnvError('%s: torch %s is not in the wheel table (torch %s to %s); pin one of those, or name the '
+                            'variant with torch_cuda_variant' % (source, series, torch_series_known()[0], torch_series_known()[-1]))
+    if fit['variant'] is None:
+        raise CondaEnvError('%s: driver %s runs none of the CUDA builds of torch %s (%s). Fix: upgrade the driver, or '
+                            'pin an older torch' % (source, driver_version, series, ', '.join(torch_series_variants(series))))
+    if fit['support'] == 'minor-compat':
+        warnings.append('%s: driver %s fully supports no CUDA build of torch %s; %s runs by CUDA minor-version '
+                        'compatibility (no PTX JIT of newer code)' % (source, driver_version, series, fit['variant']))
+    choice = dict(fit, chosen_by='driver %s' % driver_version, index=index_base + fit['variant'])
+    return ['--extra-index-url %s' % choice['index']] + list(pip_lines), choice, warnings
+
+
+def normalize_environment(spec, source='spec', driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX):
     """Validate an environment.yml mapping and return it in the form the module works with:
     ``{channels, override_channels, conda, pip, variables, warnings}``. ``nodefaults`` is taken out
     of the channels (real conda 26.7 fails on it) and turns into ``override_channels``."""
@@ -138,13 +224,16 @@ def normalize_environment(spec, source='spec', driver_version=None):
     if not isinstance(variables, dict):
         raise CondaEnvError('%s: variables must be a mapping of name to value' % source)
     warnings = _torch_lint(conda_specs, channels, driver_version)
+    pip_lines, torch_choice, torch_warnings = choose_torch_index([line.strip() for line in pip_lines or []], source,
+                                                                 driver_version, torch_variant, torch_index)
     return {
         'channels': [c.strip() for c in channels if c.strip() != NODEFAULTS],
         'override_channels': NODEFAULTS in [c.strip() for c in channels],
         'conda': conda_specs,
-        'pip': [line.strip() for line in pip_lines or []],
+        'pip': pip_lines,
         'variables': dict((str(k), str(v)) for k, v in variables.items()),
-        'warnings': warnings,
+        'warnings': warnings + torch_warnings,
+        'torch_variant': torch_choice,
     }
 
 

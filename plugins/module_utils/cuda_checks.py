@@ -171,6 +171,47 @@ def best_wheel_for_driver(driver):
     return None
 
 
+def torch_variant_for_driver(series, driver):
+    """The CUDA variant of torch ``series`` ("2.11") that best fits ``driver``.
+
+    The newest variant the driver fully supports (its driver is at least the one the CUDA minor
+    shipped with) comes first; else the newest it runs by minor-version compatibility, which
+    loses PTX JIT of newer code. Returns ``{"series", "variant", "cuda", "support"}`` with
+    ``support`` "full" or "minor-compat", ``variant`` None when the driver runs none of them, or
+    None when the wheel table does not know the series.
+    """
+    row = TORCH_WHEEL_VARIANTS.get(series)
+    if row is None:
+        return None
+    variants = sorted(row["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
+    for support in ("full", "minor-compat"):
+        for variant in variants:
+            need = toolkit_requirement(_variant_cuda(variant))
+            minimum = need["full"] if support == "full" else need["floor"] or need["full"]
+            if minimum and compare_versions(driver, ">=", minimum):
+                return {"series": series, "variant": variant, "cuda": _variant_cuda(variant), "support": support}
+    return {"series": series, "variant": None, "cuda": None, "support": None}
+
+
+def torch_variant_support(variant, driver):
+    """How ``driver`` runs torch wheels of ``variant`` ("cu128"): "full", "minor-compat" or None."""
+    need = toolkit_requirement(_variant_cuda(variant))
+    if need["full"] and compare_versions(driver, ">=", need["full"]):
+        return "full"
+    return "minor-compat" if driver_runs_cuda(driver, _variant_cuda(variant)) else None
+
+
+def torch_series_known():
+    """Torch series ("2.4" ... ) the wheel table has, oldest first."""
+    return sorted(TORCH_WHEEL_VARIANTS, key=version_tuple)
+
+
+def torch_series_variants(series):
+    """CUDA variants published for torch ``series``, oldest CUDA first; None for an unknown series."""
+    row = TORCH_WHEEL_VARIANTS.get(series)
+    return sorted(row["variants"], key=lambda v: version_tuple(_variant_cuda(v))) if row else None
+
+
 def sass_runs_on(code, cc):
     """Does SASS built for ``code`` ("sm_80") run on a device of compute capability ``cc``?
 

@@ -64,9 +64,29 @@ options:
     type: path
   driver_version:
     description:
-      - NVIDIA driver version of the node, used to name the PyTorch wheel index (C(cuXXX)) that fits it when a
-        spec asks for the retired PyTorch conda channel.
+      - NVIDIA driver version of the node. It chooses the PyTorch wheel variant (C(cuXXX)) of a pip section that installs
+        C(torch), C(torchvision) or C(torchaudio) (see O(torch_cuda_variant)), checks a variant the spec names itself, and
+        names the fitting index when a spec asks for the retired PyTorch conda channel.
     type: str
+  torch_cuda_variant:
+    description:
+      - Which PyTorch wheel variant a pip section that installs PyTorch projects gets, unless the spec names one (an
+        C(--index-url)/C(--extra-index-url) ending in C(/whl/cuXXX), or a pin such as C(torch==2.11.0+cu130)), which is kept
+        and checked against O(driver_version).
+      - V(auto) fits the pinned torch series to O(driver_version) (the newest CUDA build the driver fully supports, else
+        the newest it runs by minor-version compatibility, with a warning) and puts C(--extra-index-url <torch_index><variant>)
+        first in the section; the wheels' local label (C(+cu130)) makes pip prefer them to PyPI's build. Without a driver
+        version nothing is added and a warning says so.
+      - A variant (V(cu126), V(cpu), ...) must be published for the pinned series and run on the driver.
+      - V(none) leaves the section as written.
+    type: str
+    default: auto
+  torch_index:
+    description:
+      - Base URL of the PyTorch wheel indexes (a mirror of C(https://download.pytorch.org/whl/) for air-gapped sites);
+        the variant is appended.
+    type: str
+    default: https://download.pytorch.org/whl/
   environment:
     description:
       - Extra environment variables for every conda call, for example C(CONDA_OVERRIDE_CUDA) or proxies.
@@ -155,6 +175,18 @@ lock:
     from_history: /opt/conda/envs/torch.from-history.yml
     spec: /opt/conda/envs/torch.environment.yml
     sha256: 9f2c...
+torch_variant:
+  description: The PyTorch wheel variant of the pip section, when it installs PyTorch projects and O(torch_cuda_variant) is
+    not V(none) (null otherwise, or when the driver version is unknown).
+  returned: always
+  type: dict
+  sample:
+    variant: cu130
+    series: "2.11"
+    cuda: "13.0"
+    support: full
+    chosen_by: driver 580.159.04
+    index: https://download.pytorch.org/whl/cu130
 not_predicted:
   description: Why check mode could not predict the package changes (the channels were unreachable, for example on a node
     whose .condarc is not written yet); the env is still reported as changed.
@@ -270,7 +302,9 @@ def lock_result(paths):
 def ensure_present(module, conda, name, prefix, lock_dir):
     params = module.params
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
-                                           driver_version=params['driver_version'])
+                                           driver_version=params['driver_version'],
+                                           torch_variant=params['torch_cuda_variant'],
+                                           torch_index=params['torch_index'].rstrip('/') + '/')
     rendered = ce.render_environment(name, environment)
     paths = lock_paths(lock_dir, name)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
@@ -281,6 +315,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     else:
         reasons = ['env %s does not exist' % prefix]
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
+                  torch_variant=environment['torch_variant'],
                   commands=[], package_changes=ce.package_changes(before, before))
     if not reasons:
         result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before))
@@ -327,7 +362,7 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     before = installed(conda, prefix) if exists else []
     leftovers = [path for path in paths.values() if os.path.exists(path)]
     result = dict(prefix=prefix, drift=['env %s exists' % prefix] if exists else [], pip_simulated=False,
-                  warnings_spec=[], commands=[], changed=exists or bool(leftovers),
+                  warnings_spec=[], torch_variant=None, commands=[], changed=exists or bool(leftovers),
                   package_changes=ce.package_changes(before, []), diff=diff_of(before, []))
     if module.check_mode or not result['changed']:
         return result
@@ -353,6 +388,8 @@ def main():
             prefix=dict(type='path'),
             lock_dir=dict(type='path'),
             driver_version=dict(type='str'),
+            torch_cuda_variant=dict(type='str', default='auto'),
+            torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
             environment=dict(type='dict', default={}),
         ),
         required_if=[('state', 'present', ('spec',))],

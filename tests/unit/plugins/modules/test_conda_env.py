@@ -195,3 +195,22 @@ def test_check_mode_with_unreachable_channels_warns_instead_of_failing(node, cap
     assert code == 0 and result['changed'] is True
     assert result['not_predicted'].startswith('packages not predicted, the channels are unreachable: conda create')
     assert os.listdir(str(envs)) == []
+
+
+TORCH_SPEC = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'pip', {'pip': ['torch==2.11.0']}]}
+
+
+def test_torch_wheel_variant_is_fitted_to_the_driver_and_kept_in_the_applied_spec(node, capsys):
+    fake, args, envs = node
+    code, result = run_module(conda_env, dict(args, spec=TORCH_SPEC, driver_version='580.159.04'), capsys)
+    assert code == 0 and result['torch_variant']['variant'] == 'cu130' and result['torch_variant']['support'] == 'full'
+    assert '"--extra-index-url https://download.pytorch.org/whl/cu130"' in (envs / 'demo-pip.environment.yml').read_text()
+
+
+def test_a_torch_variant_the_driver_cannot_run_is_refused_before_conda_runs(node, capsys):
+    fake, args, envs = node
+    spec = dict(TORCH_SPEC, dependencies=['python=3.11', 'pip', {'pip': ['--index-url https://download.pytorch.org/whl/cu130',
+                                                                        'torch==2.11.0']}])
+    code, result = run_module(conda_env, dict(args, spec=spec, driver_version='535.309.01'), capsys)
+    assert code == 1 and "torch cu130 wheels (torch 2.11.0) need a newer driver than this node's 535.309.01" in result['msg']
+    assert fake.commands() == ['info --json'] and os.listdir(str(envs)) == []
