@@ -60,9 +60,9 @@ def test_record_write_round_trip(tmp_path):
     (results / "check.log").write_text(open(RECORDED_LOG).read())
     assert gpu_report.record_step(str(results), "converge", 0, 12.5)
     assert not gpu_report.record_step(str(results), "check", 0, 3.0)  # the recorded log changed 1
+    built = {"modules": {"apex_C": "ok", "amp_C": "missing"}, "checks": {"FusedAdam": {"ok": True}}, "apis": {"apex.amp": False}}
     (results / "apex.json").write_text(json.dumps({"build_seconds": 180.0, "cache_install_seconds": 2.5,
-                                                   "from_cache": {"installed_from": "url"}, "built": {
-        "modules": {"apex_C": "ok", "amp_C": "missing"}, "checks": {"FusedAdam": {"ok": True}}, "apis": {"apex.amp": False}}}))
+                                                   "from_cache": {"installed_from": "url"}, "built": built}))
     (results / "negatives.json").write_text(json.dumps([{"case": "cuda mismatch", "failed_as_designed": True,
                                                          "message": "torch.version.cuda is 13.0 | 12.4"}]))
     (results / "roles-converge.json").write_text(json.dumps([{"name": "apex_build", "seconds": 181.2, "changed": 5}]))

@@ -209,8 +209,8 @@ def test_torch_wheel_variant_is_fitted_to_the_driver_and_kept_in_the_applied_spe
 
 def test_a_torch_variant_the_driver_cannot_run_is_refused_before_conda_runs(node, capsys):
     fake, args, envs = node
-    spec = dict(TORCH_SPEC, dependencies=['python=3.11', 'pip', {'pip': ['--index-url https://download.pytorch.org/whl/cu130',
-                                                                        'torch==2.11.0']}])
+    pip_section = ['--index-url https://download.pytorch.org/whl/cu130', 'torch==2.11.0']
+    spec = dict(TORCH_SPEC, dependencies=['python=3.11', 'pip', {'pip': pip_section}])
     code, result = run_module(conda_env, dict(args, spec=spec, driver_version='535.309.01'), capsys)
     assert code == 1 and "torch cu130 wheels (torch 2.11.0) need a newer driver than this node's 535.309.01" in result['msg']
     assert fake.commands() == ['info --json'] and os.listdir(str(envs)) == []
