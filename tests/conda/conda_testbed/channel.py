@@ -242,12 +242,23 @@ def materialize(dest, names=("conda-forge",), with_python=True):
     """
     root = build(with_python)
     os.makedirs(dest, exist_ok=True)
+    # A layout made from another build (the recipes or pins changed since) is replaced, not reused.
+    marker = os.path.join(dest, ".channel-build")
+    laid_out_from = None
+    if os.path.exists(marker):
+        with open(marker) as handle:
+            laid_out_from = handle.read()
+    if laid_out_from != root:
+        for name in list(names) + ["wheels"]:
+            shutil.rmtree(os.path.join(dest, name), ignore_errors=True)
     for name in names:
         target = os.path.join(dest, name)
         if not os.path.exists(target):
             shutil.copytree(os.path.join(root, "channel"), target, copy_function=_link_or_copy)
     if with_python and not os.path.exists(os.path.join(dest, "wheels")):
         shutil.copytree(os.path.join(root, "wheels"), os.path.join(dest, "wheels"), copy_function=_link_or_copy)
+    with open(marker, "w") as handle:
+        handle.write(root)
     return dest
 
 
