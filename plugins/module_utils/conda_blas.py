@@ -36,6 +36,7 @@ class BlasMismatch(CondaEnvError):
         self.report = report
         self.result = result or {}
 
+
 # Run as ``<prefix>/bin/python -I -B -c PROBE``: no user site, no bytecode written. Prints one JSON
 # object; a numpy that does not import is an answer ("numpy": null), not a crash.
 PROBE = r'''

@@ -69,8 +69,8 @@ def cache_key(with_python=True):
     with open(os.path.abspath(__file__), "rb") as handle:
         digest.update(handle.read())
     if with_python:
-        digest.update(("%s|%s|%s|numpy==%s" % (sys.base_prefix, platform.python_version(), WHEELS,
-                                                NUMPY_VERSION)).encode())
+        pins = "%s|%s|%s|numpy==%s" % (sys.base_prefix, platform.python_version(), WHEELS, NUMPY_VERSION)
+        digest.update(pins.encode())
     return digest.hexdigest()[:16]
 
 
