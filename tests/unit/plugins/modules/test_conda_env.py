@@ -42,6 +42,8 @@ class RecordedConda(object):
     def answer(self, argv, environ_update=None, **kwargs):
         if argv[0] == os.path.join(self.prefix, 'bin', 'python'):
             self.calls.append(['python'] + argv[1:3])
+            if isinstance(self.probe, tuple):  # (rc, stderr) of a python that crashed
+                return self.probe[0], '', self.probe[1]
             with open(os.path.join(FIXTURES, 'blas', self.probe)) as handle:
                 return 0, handle.read(), ''
         args = argv[1:]
@@ -277,3 +279,14 @@ def test_unsolvable_blas_request_names_the_blas_and_what_the_env_uses(node, caps
                                     'unchanged. The env now uses openblas (numpy 2.4.6: %s). Fix: ' % OPENBLAS)
     assert 'UnsatisfiableError' in result['msg']
     assert 'env update' not in fake.commands() and (envs / 'demo-pip.explicit.txt').read_text() == lock
+
+
+def test_blas_probe_crash_and_env_without_python_are_named(node, capsys):
+    fake, args, envs = node
+    fake.probe = (132, 'Illegal instruction (core dumped)')
+    code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
+    assert code == 1 and result['msg'] == ('env demo-pip: %s/bin/python -c <numpy BLAS probe> failed (rc=132): '
+                                           'Illegal instruction (core dumped)' % args['prefix'])
+    os.unlink(os.path.join(args['prefix'], 'bin', 'python'))
+    code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
+    assert code == 1 and 'numpy does not import in %s (the env has no bin/python)' % args['prefix'] in result['msg']
