@@ -10,6 +10,7 @@ __metaclass__ = type
 import yaml
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
 
@@ -52,6 +53,20 @@ def conda_environment_file(text, path='environment.yml'):
     return spec
 
 
+def conda_blas_problems(spec, blas=None, where='env'):
+    """What is wrong with the BLAS an env asks for (``where.blas`` and the spec's selectors): a list
+    of messages naming ``where``, empty when nothing is."""
+    dependencies = spec.get('dependencies') if isinstance(spec, dict) else None
+    conda_specs = [d for d in dependencies or [] if isinstance(d, str) and d.strip()]
+    try:
+        cb.requested_blas(conda_specs, blas, source=where, key='%s.blas' % where)
+    except ce.CondaEnvError as error:
+        return [str(error)]
+    except ValueError as error:  # a dependency that is no match spec: the environment check names it
+        return ['%s: dependency %s is not a conda match spec' % (where, error)]
+    return []
+
+
 def conda_install_argv(packages, prefix, channels=None, conda="conda"):
     """argv of ``conda install`` into ``prefix`` from exactly ``channels``.
 
@@ -77,6 +92,7 @@ def conda_install_argv(packages, prefix, channels=None, conda="conda"):
 class FilterModule(object):
     def filters(self):
         return {
+            'conda_blas_problems': conda_blas_problems,
             'conda_condarc': conda_condarc,
             'conda_condarc_problems': conda_condarc_problems,
             'conda_config_sources': conda_config_sources,

@@ -29,6 +29,14 @@ description:
     (C(conda env export --from-history)), and returns the lock's sha256.
   - The spec is given as data (O(spec)); the C(aistack.gpu_node.conda_env) role reads environment.yml files on
     the controller and passes them here.
+  - "BLAS: when the spec selects one (C(blas=*=mkl) or C(blas=*=openblas) on Anaconda's channels,
+    C(libblas=*=*mkl) or C(libblas=*=*openblas) on conda-forge) or O(blas) names one, numpy is asked inside the env,
+    by the env's own python, which BLAS it really uses: after a matrix product the shared libraries mapped in the
+    process (C(/proc/self/maps)) are classified (C(libmkl_*), C(libopenblas*) / C(libscipy_openblas*), C(libblis*),
+    reference C(libblas)). Another BLAS, several, or numpy missing fail naming the env, the BLAS asked, the one
+    found with its library path, and the fix. numpy's own build configuration is reported beside it, not trusted:
+    a conda-forge numpy reports the generic C(blas) it was linked against whichever library is installed."
+  - Envs that ask for no BLAS are not probed.
 author: aistack.gpu_node contributors (@aistack)
 options:
   name:
@@ -92,6 +100,13 @@ options:
       - Extra environment variables for every conda call, for example C(CONDA_OVERRIDE_CUDA) or proxies.
     type: dict
     default: {}
+  blas:
+    description:
+      - BLAS that numpy in the env must use, verified like a BLAS selected in the spec. It selects nothing itself;
+        the spec's dependencies decide what is installed (a numpy from pip always bundles OpenBLAS).
+      - Must agree with the spec's C(blas) / C(libblas) selector when it has one.
+    type: str
+    choices: [openblas, mkl, blis, netlib]
 attributes:
   check_mode:
     support: partial
@@ -103,6 +118,8 @@ attributes:
         C(conda env update) would keep.
       - When the channels are unreachable (a node whose .condarc is not written yet) nothing is predicted and
         RV(not_predicted) says why.
+      - The BLAS is verified in check mode too, read-only (C(python -I -B)), when the env exists and would not change;
+        otherwise RV(blas.not_probed) says why it was not.
   diff_mode:
     support: full
     description: The env's package list (conda and pip) before and after, one C(name==version=build) line each.
@@ -208,12 +225,58 @@ commands:
   returned: always
   type: list
   elements: str
+blas:
+  description:
+    - What numpy in the env uses, against the BLAS asked for; null when neither the spec nor O(blas) asks for one.
+    - Also returned with the failure when the BLAS does not match.
+  returned: with O(state=present)
+  type: dict
+  contains:
+    requested:
+      description: The BLAS asked for, one of V(openblas), V(mkl), V(blis), V(netlib).
+      type: str
+    requested_by:
+      description: The spec line that selects it, or C(blas) for the option.
+      type: str
+    verified:
+      description: Whether numpy loads exactly the BLAS asked for.
+      type: bool
+    found:
+      description: The BLAS libraries numpy loaded, by kind.
+      type: list
+      elements: str
+    libraries:
+      description: Paths of those libraries.
+      type: list
+      elements: str
+    numpy:
+      description: numpy's version, null when it does not import.
+      type: str
+    numpy_build_blas:
+      description: The BLAS numpy was built against, from C(numpy.show_config(mode='dicts')) (numpy 1.26 and later).
+      type: dict
+    problem:
+      description: Why the BLAS does not match (the failure message), or null.
+      type: str
+    not_probed:
+      description: Why numpy was not asked (check mode on an env that would change or does not exist yet).
+      type: str
+  sample:
+    requested: openblas
+    requested_by: blas=*=openblas
+    verified: true
+    found: [openblas]
+    libraries: [/opt/conda/envs/demo-blas/lib/python3.11/site-packages/numpy.libs/libscipy_openblas64_-32a4b2a6.so]
+    numpy: 2.4.6
+    numpy_build_blas: {name: scipy-openblas, version: 0.3.31.188.0}
+    problem: null
 '''
 
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 
 
@@ -299,12 +362,39 @@ def lock_result(paths):
     return dict(paths, sha256=ce.sha256_text(explicit) if explicit is not None else None)
 
 
+def probe_blas(module, name, prefix, requested, reason, packages):
+    """Ask numpy, run by the env's own python, which BLAS it loads (read-only: no bytecode written)."""
+    python = os.path.join(prefix, 'bin', 'python')
+    if os.access(python, os.X_OK):
+        rc, out, err = module.run_command([python, '-I', '-B', '-c', cb.PROBE], environ_update=cb.PROBE_ENVIRONMENT)
+        if rc != 0:
+            raise ce.CondaEnvError('env %s: %s -c <numpy BLAS probe> failed (rc=%s): %s'
+                                   % (name, python, rc, ((err or '') + (out or '')).strip()[-800:]))
+        probe = cb.parse_probe(out, python)
+    else:
+        probe = {'numpy': None, 'error': 'the env has no bin/python'}
+    from_pip = any(r['name'] == 'numpy' and r['channel'] == ce.PIP_CHANNEL for r in packages)
+    return cb.blas_report(name, prefix, requested, reason, probe, numpy_from_pip=from_pip)
+
+
+def verified_blas(module, name, prefix, requested, reason, packages, result):
+    """The BLAS report of an env that asks for one, None otherwise; a mismatch fails with ``result``
+    (what was done before) and the report."""
+    if requested is None:
+        return None
+    report = probe_blas(module, name, prefix, requested, reason, packages)
+    if report['problem']:
+        raise cb.BlasMismatch(report, result)
+    return report
+
+
 def ensure_present(module, conda, name, prefix, lock_dir):
     params = module.params
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
                                            driver_version=params['driver_version'],
                                            torch_variant=params['torch_cuda_variant'],
                                            torch_index=params['torch_index'].rstrip('/') + '/')
+    requested, reason = cb.requested_blas(environment['conda'], params['blas'], source='spec of env %s' % name)
     rendered = ce.render_environment(name, environment)
     paths = lock_paths(lock_dir, name)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
@@ -318,14 +408,21 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                   torch_variant=environment['torch_variant'],
                   commands=[], package_changes=ce.package_changes(before, before))
     if not reasons:
-        result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before))
+        result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before),
+                      blas=verified_blas(module, name, prefix, requested, reason, before, result))
         return result
+    # Replaced by the probe after the change; what check mode reports.
+    result['blas'] = cb.unverified(requested, reason, 'check mode: the env would be %s first'
+                                   % ('updated' if exists else 'created')) if requested else None
 
     if not os.path.isdir(lock_dir):
         raise ce.CondaEnvError('lock_dir %s does not exist; it must be a writable directory' % lock_dir)
     try:
         planned = solve(conda, environment, os.path.join(lock_dir, '.%s.solve-check' % name))
     except ce.CondaEnvError as error:
+        if requested and error.exception_name in cb.UNSOLVABLE:
+            current = probe_blas(module, name, prefix, requested, reason, before) if exists else None
+            raise ce.CondaEnvError(cb.unsolvable_message(name, requested, reason, str(error), current))
         # In check mode on a node whose .condarc is not written yet, the channels are out of reach:
         # the run says it would change the env and why it cannot predict more, instead of failing.
         if not (module.check_mode and error.exception_name == 'CondaHTTPError'):
@@ -353,6 +450,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                   diff=diff_of(before, after))
     write_locks(module, conda, prefix, paths, spec_file)
     result['lock'] = lock_result(paths)
+    # After the locks: an env whose numpy uses another BLAS fails now and on every run until fixed.
+    result['blas'] = verified_blas(module, name, prefix, requested, reason, after, result)
     return result
 
 
@@ -391,6 +490,7 @@ def main():
             torch_cuda_variant=dict(type='str', default='auto'),
             torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
             environment=dict(type='dict', default={}),
+            blas=dict(type='str', choices=list(cb.BLAS_VENDORS)),
         ),
         required_if=[('state', 'present', ('spec',))],
         supports_check_mode=True,
@@ -405,6 +505,8 @@ def main():
             result = ensure_present(module, conda, params['name'], prefix, lock_dir)
         else:
             result = ensure_absent(module, conda, params['name'], prefix, lock_dir)
+    except cb.BlasMismatch as error:
+        module.fail_json(msg=to_native(error), **dict(error.result, blas=error.report))
     except ce.CondaEnvError as error:
         module.fail_json(msg=to_native(error))
     except (IOError, OSError) as error:

@@ -1,4 +1,5 @@
-"""The node after the conda scenario: .condarc on the healthy mirror as conda loads it, env gone."""
+"""The node after the conda scenario: .condarc on the healthy mirror as conda loads it, demo-pip
+gone, demo-blas verified by the role as OpenBLAS, which its numpy really maps."""
 
 import json
 import os
@@ -37,3 +38,18 @@ def test_env_and_its_locks_are_gone(host):
         assert not host.file("/opt/conda/envs/demo-pip." + suffix).exists
     envs = json.loads(host.check_output("/opt/conda/bin/conda env list --json"))["envs"]
     assert "/opt/conda/envs/demo-pip" not in envs
+
+
+def test_role_recorded_the_openblas_that_numpy_maps(host):
+    with open(os.path.join(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"], "blas.json")) as handle:
+        recorded = json.load(handle)
+    assert list(recorded) == ["demo-blas"], "demo-pip asks for no BLAS and is not probed"
+    blas = recorded["demo-blas"]
+    assert blas["verified"] is True and blas["requested"] == "openblas" and blas["requested_by"] == "blas=*=openblas"
+    assert blas["found"] == ["openblas"] and blas["numpy"] == "2.4.6"
+    assert blas["numpy_build_blas"]["name"] == "scipy-openblas"
+    (library,) = blas["libraries"]
+    assert library.startswith("/opt/conda/envs/demo-blas/lib/python3.11/site-packages/numpy.libs/libscipy_openblas")
+    maps = host.check_output("/opt/conda/envs/demo-blas/bin/python -I -B -c "
+                             "'import numpy; a = numpy.ones((8, 8)); a @ a; print(open(\"/proc/self/maps\").read())'")
+    assert library in maps and "libmkl" not in maps

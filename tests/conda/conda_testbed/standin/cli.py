@@ -515,10 +515,13 @@ def _matches(spec, rec):
 
 def solve(channels, specs, locked=(), solver=None):
     import rattler
+    from rattler import MatchSpec
 
+    # Parsed leniently, as conda does: rattler's strict parser refuses conda's "blas=*=mkl" form.
+    parsed = [MatchSpec(spec) if isinstance(spec, str) else spec for spec in specs]
     try:
         return asyncio.run(rattler.solve_with_sparse_repodata(
-            specs, channels.sources, locked_packages=list(locked), virtual_packages=virtual_packages()))
+            parsed, channels.sources, locked_packages=list(locked), virtual_packages=virtual_packages()))
     except Exception as exc:  # rattler raises SolverError; conda words it by cause
         if type(exc).__name__ not in ("SolverError",):
             raise

@@ -57,3 +57,16 @@ def test_configured_channels_and_another_executable():
 def test_bad_input_is_named(packages, prefix):
     with pytest.raises(AnsibleFilterError, match="conda_install_argv: (packages|prefix)"):
         FILTERS["conda_install_argv"](packages, prefix)
+
+
+def test_blas_problems_name_the_declaration():
+    problems = FILTERS['conda_blas_problems']
+    env = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'numpy', 'blas=*=openblas', {'pip': ['six']}]}
+    assert problems(env, None, 'conda_env_envs[1]') == [] and problems(env, 'openblas', 'conda_env_envs[1]') == []
+    assert problems(env, 'mkl', 'conda_env_envs[1]') == [
+        'conda_env_envs[1].blas is mkl but the dependencies of conda_env_envs[1] select openblas (blas=*=openblas); '
+        'make them agree']
+    assert problems({}, 'atlas', 'conda_env_envs[0]') == [
+        "conda_env_envs[0].blas is 'atlas'; expected one of openblas, mkl, blis, netlib"]
+    assert problems({'dependencies': ['=bad']}, None, 'conda_env_envs[2]') == [
+        'conda_env_envs[2]: dependency =bad is not a conda match spec']

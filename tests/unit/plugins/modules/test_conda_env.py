@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from conftest import read_conda, run_module
+from conftest import FIXTURES, read_conda, run_module
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.modules import conda_env
 
@@ -27,6 +27,7 @@ class RecordedConda(object):
         self.prefix = prefix
         self.calls = []
         self.list_after_update = None
+        self.probe = None  # the env python's answer to the BLAS probe: a fixtures/blas file name
         self.answers = {
             'info': (0, 'conda-info.json'),
             'create --dry-run': (0, 'env-create-dryrun.json'),
@@ -39,6 +40,12 @@ class RecordedConda(object):
         }
 
     def answer(self, argv, environ_update=None, **kwargs):
+        if argv[0] == os.path.join(self.prefix, 'bin', 'python'):
+            self.calls.append(['python'] + argv[1:3])
+            if isinstance(self.probe, tuple):  # (rc, stderr) of a python that crashed
+                return self.probe[0], '', self.probe[1]
+            with open(os.path.join(FIXTURES, 'blas', self.probe)) as handle:
+                return 0, handle.read(), ''
         args = argv[1:]
         self.calls.append(args)
         key = next(k for k in self.answers if args[:len(k.split())] == k.split()
@@ -46,6 +53,10 @@ class RecordedConda(object):
         rc, answer = self.answers[key]
         if key == 'env create' and rc == 0:
             os.makedirs(os.path.join(self.prefix, 'conda-meta'))
+            os.makedirs(os.path.join(self.prefix, 'bin'))
+            with open(os.path.join(self.prefix, 'bin', 'python'), 'w') as handle:
+                handle.write('#!/bin/sh\nexit 99\n')
+            os.chmod(os.path.join(self.prefix, 'bin', 'python'), 0o755)
         if key == 'env update' and rc == 0 and self.list_after_update:
             self.answers['list --json'] = (0, self.list_after_update)
         if key == 'remove' and rc == 0:
@@ -214,3 +225,87 @@ def test_a_torch_variant_the_driver_cannot_run_is_refused_before_conda_runs(node
     code, result = run_module(conda_env, dict(args, spec=spec, driver_version='535.309.01'), capsys)
     assert code == 1 and "torch cu130 wheels (torch 2.11.0) need a newer driver than this node's 535.309.01" in result['msg']
     assert fake.commands() == ['info --json'] and os.listdir(str(envs)) == []
+
+
+BLAS_SPEC = dict(SPEC, dependencies=SPEC['dependencies'] + ['numpy', 'blas=*=openblas'])
+OPENBLAS = '/tmp/condablas/npvenv/lib/python3.11/site-packages/numpy.libs/libscipy_openblas64_-32a4b2a6.so'
+
+
+def test_blas_verified_after_create_and_read_only_in_check_mode(node, capsys):
+    fake, args, envs = node
+    fake.probe = 'numpy-2.4.6-pypi-venv.json'
+    code, result = run_module(conda_env, dict(args, spec=BLAS_SPEC), capsys)
+    assert code == 0 and result['changed'] is True, result
+    assert fake.commands()[-1] == 'python -I', 'numpy is asked after the locks are written'
+    assert fake.calls[-1] == ['python', '-I', '-B']
+    blas = result['blas']
+    assert blas['verified'] is True and blas['requested'] == 'openblas' and blas['requested_by'] == 'blas=*=openblas'
+    assert blas['libraries'] == [OPENBLAS] and blas['numpy_build_blas']['name'] == 'scipy-openblas'
+
+    # The recorded package list is the demo-pip env's: the spec it was made from, with the BLAS key.
+    run_module(conda_env, dict(args, blas='openblas'), capsys)
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, blas='openblas', _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is False and result['blas']['verified'] is True
+    assert fake.commands() == ['info --json', 'list -p', 'list --explicit', 'python -I']
+
+
+def test_blas_not_probed_in_check_mode_before_the_env_exists_nor_without_a_request(node, capsys):
+    fake, args, envs = node
+    code, result = run_module(conda_env, dict(args, spec=BLAS_SPEC, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert result['blas']['not_probed'] == 'check mode: the env would be created first'
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['blas'] is None and 'python -I' not in fake.commands()
+
+
+def test_blas_mismatch_fails_naming_env_blas_library_and_fix(node, capsys):
+    fake, args, envs = node
+    fake.probe = 'numpy-2.4.6-pypi-venv.json'
+    code, result = run_module(conda_env, dict(args, spec=BLAS_SPEC, blas='mkl'), capsys)
+    assert code == 1 and 'make them agree' in result['msg'] and fake.commands() == ['info --json']
+
+    code, result = run_module(conda_env, dict(args, blas='mkl'), capsys)
+    assert code == 1
+    assert result['msg'].startswith('env demo-pip asks for BLAS mkl (blas), but numpy 2.4.6 in %s loads openblas (%s). '
+                                    'Fix: ' % (args['prefix'], OPENBLAS))
+    assert result['changed'] is True and result['blas']['found'] == ['openblas'], 'the env was created, then checked'
+    assert (envs / 'demo-pip.explicit.txt').exists(), 'the lock is written, so every later run checks again'
+
+    code, result = run_module(conda_env, dict(args, blas='mkl'), capsys)
+    assert code == 1 and 'asks for BLAS mkl' in result['msg'] and result.get('changed', False) is False
+
+
+def test_numpy_missing_when_a_blas_is_asked_fails(node, capsys):
+    fake, args, envs = node
+    fake.probe = 'no-numpy-venv.json'
+    code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
+    assert code == 1 and "numpy does not import in %s (ModuleNotFoundError: No module named 'numpy')" % args['prefix'] \
+        in result['msg']
+
+
+def test_unsolvable_blas_request_names_the_blas_and_what_the_env_uses(node, capsys):
+    fake, args, envs = node
+    fake.probe = 'numpy-2.4.6-pypi-venv.json'
+    run_module(conda_env, dict(args, spec=BLAS_SPEC), capsys)
+    lock = (envs / 'demo-pip.explicit.txt').read_text()
+    fake.answers['create --dry-run'] = (1, 'solve-fail-conflict.json')
+    fake.calls[:] = []
+    mkl = dict(SPEC, dependencies=SPEC['dependencies'] + ['numpy', 'blas=*=mkl'])
+    code, result = run_module(conda_env, dict(args, spec=mkl), capsys)
+    assert code == 1
+    assert result['msg'].startswith('env demo-pip asks for BLAS mkl (blas=*=mkl) and the spec cannot be solved; the env is '
+                                    'unchanged. The env now uses openblas (numpy 2.4.6: %s). Fix: ' % OPENBLAS)
+    assert 'UnsatisfiableError' in result['msg']
+    assert 'env update' not in fake.commands() and (envs / 'demo-pip.explicit.txt').read_text() == lock
+
+
+def test_blas_probe_crash_and_env_without_python_are_named(node, capsys):
+    fake, args, envs = node
+    fake.probe = (132, 'Illegal instruction (core dumped)')
+    code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
+    assert code == 1 and result['msg'] == ('env demo-pip: %s/bin/python -c <numpy BLAS probe> failed (rc=132): '
+                                           'Illegal instruction (core dumped)' % args['prefix'])
+    os.unlink(os.path.join(args['prefix'], 'bin', 'python'))
+    code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
+    assert code == 1 and 'numpy does not import in %s (the env has no bin/python)' % args['prefix'] in result['msg']
