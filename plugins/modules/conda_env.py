@@ -179,6 +179,8 @@ commands:
 '''
 
 import os
+import shutil
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
@@ -219,6 +221,8 @@ def write_text(module, path, text):
     temporary = os.path.join(directory, '.%s.tmp' % os.path.basename(path))
     with open(temporary, 'w') as handle:
         handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
     module.atomic_move(temporary, path)
 
 
@@ -227,6 +231,7 @@ def lock_paths(lock_dir, name):
         'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
         'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
         'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+        'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
     }
 
 
@@ -262,6 +267,29 @@ def write_locks(module, conda, prefix, paths, spec_file):
     return ce.sha256_text(explicit)
 
 
+def read_marker(paths):
+    text = read_text(paths['marker'])
+    return ce.parse_marker(text) if text is not None else None
+
+
+def start_change(module, paths, name, prefix, action, command, spec_sha256, prefix_is_ours):
+    """Writes the in-progress marker; only the end of a successful change removes it."""
+    write_text(module, paths['marker'], ce.render_marker(
+        name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
+        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), prefix_is_ours))
+
+
+def clear_prefix(conda, prefix, removal, commands):
+    """Removes what an unfinished change left at the prefix: with conda when conda-meta is there,
+    else the folder (only ever one of this module's own, see present_plan)."""
+    if removal == 'conda':
+        conda.json('remove', '-y', '--all', '-p', prefix)
+        commands.append('conda remove -y --all -p %s --json' % prefix)
+    elif removal == 'directory':
+        shutil.rmtree(prefix)
+        commands.append('rm -rf %s' % prefix)
+
+
 def lock_result(paths):
     explicit = read_text(paths['explicit'])
     return dict(paths, sha256=ce.sha256_text(explicit) if explicit is not None else None)
@@ -272,16 +300,23 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
                                            driver_version=params['driver_version'])
     rendered = ce.render_environment(name, environment)
+    spec_sha256 = ce.sha256_text(rendered)
     paths = lock_paths(lock_dir, name)
+    marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    prefix_existed = os.path.isdir(prefix)
+    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256)
     before = installed(conda, prefix) if exists else []
+    reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     if exists:
-        reasons = ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
-                           conda.run('list', '--explicit', '--md5', '-p', prefix))
+        reasons += ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
+                            conda.run('list', '--explicit', '--md5', '-p', prefix))
     else:
-        reasons = ['env %s does not exist' % prefix]
+        reasons.append('env %s does not exist' % prefix)
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
                   commands=[], package_changes=ce.package_changes(before, before))
+    if marker:
+        result['interrupted'] = marker
     if not reasons:
         result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before))
         return result
@@ -307,35 +342,47 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     # The rendered spec goes to a writable work file: conda writes the pip requirements file beside it.
     spec_file = os.path.join(lock_dir, '.%s.applying.yml' % name)
     write_text(module, spec_file, rendered)
-    if exists:
+    if action == 'update':
         command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
     else:
         command = ('env', 'create', '-f', spec_file, '-p', prefix)
+    start_change(module, paths, name, prefix, action, command, spec_sha256,
+                 ce.owns_prefix(action, removal, prefix_existed))
+    clear_prefix(conda, prefix, removal, result['commands'])
     conda.json(*command)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
     after = installed(conda, prefix)
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
     write_locks(module, conda, prefix, paths, spec_file)
+    os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)
     return result
 
 
 def ensure_absent(module, conda, name, prefix, lock_dir):
     paths = lock_paths(lock_dir, name)
+    marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    removal = ce.absent_plan(exists, os.path.isdir(prefix), marker)
     before = installed(conda, prefix) if exists else []
-    leftovers = [path for path in paths.values() if os.path.exists(path)]
-    result = dict(prefix=prefix, drift=['env %s exists' % prefix] if exists else [], pip_simulated=False,
-                  warnings_spec=[], commands=[], changed=exists or bool(leftovers),
+    leftovers = [path for path in paths.values() if os.path.exists(path) and path != paths['marker']]
+    reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
+    reasons += ['env %s exists' % prefix] if exists else []
+    result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=[], commands=[],
+                  changed=bool(marker or removal or leftovers),
                   package_changes=ce.package_changes(before, []), diff=diff_of(before, []))
+    if marker:
+        result['interrupted'] = marker
     if module.check_mode or not result['changed']:
         return result
-    if exists:
-        conda.json('remove', '-y', '--all', '-p', prefix)
-        result['commands'].append('conda remove -y --all -p %s --json' % prefix)
+    if removal:
+        start_change(module, paths, name, prefix, 'remove', ('remove', '-y', '--all', '-p', prefix), None, True)
+        clear_prefix(conda, prefix, removal, result['commands'])
     for path in leftovers:
         os.unlink(path)
+    if os.path.exists(paths['marker']):
+        os.unlink(paths['marker'])
     return result
 
 
