@@ -21,12 +21,23 @@ description:
     unsolvable spec, a missing package or an unreachable channel fails with a named reason and the env unchanged.
   - C(nodefaults) in the channels (which conda 26 takes for a channel name and fails on) is removed; the dry
     run then uses C(--override-channels) so the spec must solve from its own channels alone.
-  - "Drift is found three ways: declared conda packages and pip projects missing (or a pinned pip version
+  - "Drift is found four ways: declared conda packages and pip projects missing (or a pinned pip version
     differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
-    from the explicit lock written after the last change (a package removed by hand, an update killed midway)."
+    from the explicit lock written after the last change (a package removed by hand); and an in-progress marker
+    left by a change that did not finish."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
     C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
     (C(conda env export --from-history)), and returns the lock's sha256.
+  - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
+    O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
+    are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
+    even when the package list looks right (RV(interrupted)), and the lock beside it is not valid.
+  - "Repair of an unfinished change (O(state=present)): an update of the same spec is applied again with C(conda env update --prune)
+    (conda works from the records in conda-meta: what it had unlinked is unlinked again, what it had not recorded yet is
+    linked again). An unfinished create or removal, an update towards another spec, or an unreadable marker is
+    removed (C(conda remove --all), or deleting the prefix folder when it holds no conda-meta and was this module's own)
+    and created again: a half-created prefix holds files of packages whose records were never written, which an update
+    would neither see nor remove."
   - The spec is given as data (O(spec)); the C(aistack.gpu_node.conda_env) role reads environment.yml files on
     the controller and passes them here.
 author: aistack.gpu_node contributors (@aistack)
@@ -79,6 +90,7 @@ attributes:
       - Reports whether the env would change, why (RV(drift)), and the package changes predicted by a dry-run solve.
     details:
       - A dry run does not run pip, so pip changes are predicted from the pins only (RV(pip_simulated) is false).
+      - An unfinished earlier change is reported (RV(drift), RV(interrupted)) and its marker left in place.
       - The prediction is a fresh solve of the spec, so an unpinned package may be shown at a newer version than
         C(conda env update) would keep.
       - When the channels are unreachable (a node whose .condarc is not written yet) nothing is predicted and
@@ -147,14 +159,33 @@ warnings_spec:
   type: list
   elements: str
 lock:
-  description: Paths of the files written beside the env and the sha256 of the explicit lock.
+  description:
+    - Paths of the files written beside the env and the sha256 of the explicit lock.
+    - C(marker) is the path of the in-progress marker, which exists only while a change runs or after one was killed;
+      the lock is valid only while it does not exist.
   returned: when the env exists after the run
   type: dict
   sample:
     explicit: /opt/conda/envs/torch.explicit.txt
     from_history: /opt/conda/envs/torch.from-history.yml
     spec: /opt/conda/envs/torch.environment.yml
+    marker: /opt/conda/envs/torch.in-progress.json
     sha256: 9f2c...
+interrupted:
+  description:
+    - The in-progress marker of an earlier change that did not finish, found at the start of this run; this run
+      repairs it (in check mode, says it would).
+    - C(action) is V(create), V(update) or V(remove), or null when the marker could not be read.
+  returned: when an earlier change did not finish
+  type: dict
+  sample:
+    env: torch
+    prefix: /opt/conda/envs/torch
+    action: update
+    command: conda env update --prune -f /opt/conda/envs/.torch.applying.yml -p /opt/conda/envs/torch
+    started: '2026-12-02T22:10:00Z'
+    spec_sha256: 5e1b...
+    prefix_is_ours: false
 not_predicted:
   description: Why check mode could not predict the package changes (the channels were unreachable, for example on a node
     whose .condarc is not written yet); the env is still reported as changed.
@@ -172,7 +203,7 @@ diff:
       description: Packages installed after the run.
       type: str
 commands:
-  description: The conda commands that changed the env, in order.
+  description: The commands that changed the env, in order (C(rm -rf PREFIX) for a folder an unfinished create left).
   returned: always
   type: list
   elements: str

@@ -1,4 +1,5 @@
-"""The node after the conda scenario: .condarc on the healthy mirror as conda loads it, env gone."""
+"""The node after the conda scenario: .condarc on the healthy mirror as conda loads it, the conda
+killed midway gone with nothing left unfinished, env gone."""
 
 import json
 import os
@@ -33,7 +34,15 @@ def test_conda_loads_it(host, mirrors):
 
 def test_env_and_its_locks_are_gone(host):
     assert not host.file("/opt/conda/envs/demo-pip").exists
-    for suffix in ("environment.yml", "explicit.txt", "from-history.yml"):
+    for suffix in ("environment.yml", "explicit.txt", "from-history.yml", "in-progress.json"):
         assert not host.file("/opt/conda/envs/demo-pip." + suffix).exists
     envs = json.loads(host.check_output("/opt/conda/bin/conda env list --json"))["envs"]
     assert "/opt/conda/envs/demo-pip" not in envs
+
+
+def test_the_killed_conda_stopped_midway_and_nothing_is_left_unfinished(host):
+    # Written by the stand-in where side_effect.yml paused it (CONDA_TESTBED_PAUSE_FILE) and killed it.
+    reached = json.loads(host.file("/root/conda-testbed-pause.reached").content_string)
+    assert reached["done"] == ["unlink libfoo-1.1.0-h4616a5c_0"] and reached["left"] == ["link libfoo-1.0.0-h4616a5c_0"]
+    assert not host.file("/proc/%d" % reached["pid"]).exists, "the paused conda was never killed"
+    assert host.check_output("find /opt/conda/envs -maxdepth 1 -name '*.in-progress.json'") == ""
