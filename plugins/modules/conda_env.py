@@ -107,6 +107,9 @@ seealso:
     description: The command used on an existing env.
     link: https://docs.conda.io/projects/conda/en/stable/commands/env/update.html
 notes:
+  - A prefix with a partial conda-meta and no marker (a conda killed outside this module) cannot be told from an env
+    someone made by hand, so it is updated with C(conda env update --prune), never wiped; conda's default
+    C(path_conflict=clobber) overwrites the files it holds no record of.
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
     the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice.

@@ -100,3 +100,28 @@ def test_killed_transaction_is_reported_then_repaired(conda_base, tmp_path, case
 
     again = run(base, AFTER)
     assert again["changed"] is False and again["drift"] == []
+
+
+def test_create_killed_outside_the_module_is_updated_into_shape(conda_base, tmp_path):
+    """No marker (conda killed by hand, or before this module managed the env): a prefix with a
+    partial conda-meta cannot be told from a user's env, so it is updated, never wiped."""
+    base = conda_base()
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    pause_file = str(tmp_path / "pause")
+    open(pause_file, "w").close()
+    create = subprocess.Popen([base.conda, "create", "-y", "-p", prefix, "hello-ansible", "libfoo=1.1"],
+                              env=dict(base.env, CONDA_TESTBED_PAUSE_FILE=pause_file),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not os.path.exists(pause_file + ".reached"):
+        assert create.poll() is None and time.monotonic() < deadline, "the stand-in never reached the pause"
+        time.sleep(0.1)
+    create.kill()
+    assert create.wait() == -signal.SIGKILL and records(prefix) == ["libfoo-1.1.0-h4616a5c_0.json"]
+
+    repaired = run(base, AFTER)
+    assert repaired["changed"] is True and "interrupted" not in repaired
+    assert "declared conda packages not installed: hello-ansible" in repaired["drift"]
+    assert [c.split(" -f ")[0] for c in repaired["commands"]] == ["conda env update --prune"]
+    assert records(prefix) == ["hello-ansible-1.0.0-h4616a5c_0.json", "libfoo-1.1.0-h4616a5c_0.json"]
+    assert run(base, AFTER)["changed"] is False
