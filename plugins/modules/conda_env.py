@@ -309,8 +309,11 @@ def read_marker(paths):
 def start_change(module, paths, name, prefix, action, command, spec_sha256, prefix_is_ours):
     """Writes the in-progress marker; only the end of a successful change removes it."""
     write_text(module, paths['marker'], ce.render_marker(
-        name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
-        time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), prefix_is_ours))
+        name, prefix, action, command, spec_sha256, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), prefix_is_ours))
+
+
+def removal_command(prefix, removal):
+    return {'conda': 'conda remove -y --all -p %s' % prefix, 'directory': 'rm -rf %s' % prefix}[removal]
 
 
 def clear_prefix(conda, prefix, removal, commands):
@@ -318,10 +321,10 @@ def clear_prefix(conda, prefix, removal, commands):
     else the folder (only ever one of this module's own, see present_plan)."""
     if removal == 'conda':
         conda.json('remove', '-y', '--all', '-p', prefix)
-        commands.append('conda remove -y --all -p %s --json' % prefix)
+        commands.append(removal_command(prefix, removal) + ' --json')
     elif removal == 'directory':
         shutil.rmtree(prefix)
-        commands.append('rm -rf %s' % prefix)
+        commands.append(removal_command(prefix, removal))
 
 
 def lock_result(paths):
@@ -380,7 +383,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
     else:
         command = ('env', 'create', '-f', spec_file, '-p', prefix)
-    start_change(module, paths, name, prefix, action, command, spec_sha256,
+    start_change(module, paths, name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
                  ce.owns_prefix(action, removal, prefix_existed))
     clear_prefix(conda, prefix, removal, result['commands'])
     conda.json(*command)
@@ -411,7 +414,7 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     if module.check_mode or not result['changed']:
         return result
     if removal:
-        start_change(module, paths, name, prefix, 'remove', ('remove', '-y', '--all', '-p', prefix), None, True)
+        start_change(module, paths, name, prefix, 'remove', removal_command(prefix, removal), None, True)
         clear_prefix(conda, prefix, removal, result['commands'])
     for path in leftovers:
         os.unlink(path)

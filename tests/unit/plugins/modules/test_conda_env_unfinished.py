@@ -137,3 +137,15 @@ def test_a_stray_marker_alone_is_cleared_by_state_absent(node, capsys):  # noqa:
     code, result = run_module(conda_env, dict(args, state='absent'), capsys)
     assert code == 0 and result['changed'] is True and result['interrupted']['action'] is None
     assert os.listdir(str(envs)) == [] and fake.commands() == ['info --json']
+
+
+def test_killed_removal_that_got_past_conda_meta_deletes_the_folder(node, capsys):  # noqa: F811
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    fake.answers['remove'] = KILLED
+    run_module(conda_env, dict(args, state='absent'), capsys)
+    assert marker_of(envs)['command'] == 'conda remove -y --all -p %s' % args['prefix']
+    os.rmdir(os.path.join(args['prefix'], 'conda-meta'))  # conda had got that far
+    code, result = run_module(conda_env, dict(args, state='absent'), capsys)
+    assert code == 0 and result['changed'] is True and result['commands'] == ['rm -rf %s' % args['prefix']]
+    assert os.listdir(str(envs)) == []
