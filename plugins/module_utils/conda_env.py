@@ -448,3 +448,88 @@ def predicted_pip(installed, environment):
         version = pinned or (current[name]['version'] if name in current else '?')
         predicted[name] = {'name': name, 'version': version, 'build': 'pypi_0', 'channel': PIP_CHANNEL}
     return [predicted[name] for name in sorted(predicted)]
+
+
+# ---------------------------------------------------------------------------
+# Unfinished changes
+# ---------------------------------------------------------------------------
+# Before it changes an env the module writes an in-progress marker beside the lock, and removes it
+# only once the new lock is written. A marker found later means a change was killed midway (conda
+# itself keeps no such record: a SIGKILL mid-transaction leaves conda-meta partly rewritten and
+# nothing that says so).
+
+MARKER_ACTIONS = ('create', 'update', 'remove')
+
+
+def render_marker(name, prefix, action, command, spec_sha256, started, prefix_is_ours):
+    """The marker's text: what was being applied to which env, when, and whether the prefix
+    folder is this module's to delete should the change not finish."""
+    return json.dumps({'env': name, 'prefix': prefix, 'action': action, 'command': command,
+                       'spec_sha256': spec_sha256, 'started': started, 'prefix_is_ours': prefix_is_ours},
+                      indent=2, sort_keys=True) + '\n'
+
+
+def parse_marker(text):
+    """The marker's record. One that does not parse (it is written atomically, so a hand edit or a
+    damaged disk) still says that a change did not finish, of an unknown kind."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        record = None
+    if not isinstance(record, dict) or record.get('action') not in MARKER_ACTIONS:
+        return {'action': None, 'command': None, 'started': None, 'spec_sha256': None, 'prefix_is_ours': False}
+    return record
+
+
+def owns_prefix(action, removal, prefix_existed):
+    """Whether what the prefix folder holds is this module's doing if ``action`` stops midway: a
+    removal's folder, and a create's when the folder was not there or was cleared for it."""
+    if action == 'remove':
+        return True
+    return action == 'create' and (removal is not None or not prefix_existed)
+
+
+def present_plan(env_exists, prefix_exists, marker, spec_sha256):
+    """``(action, removal)`` for state=present: action ``create`` or ``update``, and how the prefix
+    is cleared first: ``conda`` (``conda remove --all``), ``directory`` (a folder of ours without
+    conda-meta) or None.
+
+    An update killed midway is run again with the same spec: conda works from the records in
+    conda-meta, so packages it had unlinked are unlinked again and those it had not yet recorded
+    are linked again. Anything else unfinished (a create, a removal, an update towards another
+    spec, an unreadable marker) is removed and created again: a half-created prefix holds files of
+    packages whose records were never written, which ``env update --prune`` would neither see nor
+    remove, and a half-unlinked package whose record is still there would be kept with files missing."""
+    if marker is None:
+        return ('update' if env_exists else 'create'), None
+    if marker['action'] == 'update' and marker.get('spec_sha256') == spec_sha256 and env_exists:
+        return 'update', None
+    if env_exists:
+        return 'create', 'conda'
+    if prefix_exists and marker.get('prefix_is_ours'):
+        return 'create', 'directory'
+    return 'create', None
+
+
+def absent_plan(env_exists, prefix_exists, marker):
+    """How the prefix is removed for state=absent: ``conda``, ``directory`` (a folder of ours left
+    by an unfinished create or removal, without conda-meta) or None."""
+    if env_exists:
+        return 'conda'
+    if prefix_exists and marker is not None and marker.get('prefix_is_ours'):
+        return 'directory'
+    return None
+
+
+def unfinished_change(name, marker, action, removal):
+    """The drift reason a marker gives, with what this run does about it."""
+    if marker['action'] is None:
+        what = 'an earlier change of env %s (unreadable in-progress marker) did not finish' % name
+    else:
+        what = 'an earlier change of env %s (%s) started at %s did not finish' % (
+            name, marker.get('command') or marker['action'], marker.get('started') or 'an unknown time')
+    if action == 'update':
+        return what + '; it is applied again'
+    if action == 'create':
+        return what + ('; the env is removed and created again' if removal else '; the env is created again')
+    return what + '; what is left of the env is removed'

@@ -21,12 +21,23 @@ description:
     unsolvable spec, a missing package or an unreachable channel fails with a named reason and the env unchanged.
   - C(nodefaults) in the channels (which conda 26 takes for a channel name and fails on) is removed; the dry
     run then uses C(--override-channels) so the spec must solve from its own channels alone.
-  - "Drift is found three ways: declared conda packages and pip projects missing (or a pinned pip version
+  - "Drift is found four ways: declared conda packages and pip projects missing (or a pinned pip version
     differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
-    from the explicit lock written after the last change (a package removed by hand, an update killed midway)."
+    from the explicit lock written after the last change (a package removed by hand); and an in-progress marker
+    left by a change that did not finish."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
     C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
     (C(conda env export --from-history)), and returns the lock's sha256.
+  - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
+    O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
+    are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
+    even when the package list looks right (RV(interrupted)), and the lock beside it is not valid.
+  - "Repair of an unfinished change (O(state=present)): an update of the same spec is applied again with C(conda env update --prune)
+    (conda works from the records in conda-meta: what it had unlinked is unlinked again, what it had not recorded yet is
+    linked again). An unfinished create or removal, an update towards another spec, or an unreadable marker is
+    removed (C(conda remove --all), or deleting the prefix folder when it holds no conda-meta and was this module's own)
+    and created again: a half-created prefix holds files of packages whose records were never written, which an update
+    would neither see nor remove."
   - The spec is given as data (O(spec)); the C(aistack.gpu_node.conda_env) role reads environment.yml files on
     the controller and passes them here.
   - "BLAS: when the spec selects one (C(blas=*=mkl) or C(blas=*=openblas) on Anaconda's channels,
@@ -114,6 +125,7 @@ attributes:
       - Reports whether the env would change, why (RV(drift)), and the package changes predicted by a dry-run solve.
     details:
       - A dry run does not run pip, so pip changes are predicted from the pins only (RV(pip_simulated) is false).
+      - An unfinished earlier change is reported (RV(drift), RV(interrupted)) and its marker left in place.
       - The prediction is a fresh solve of the spec, so an unpinned package may be shown at a newer version than
         C(conda env update) would keep.
       - When the channels are unreachable (a node whose .condarc is not written yet) nothing is predicted and
@@ -132,6 +144,9 @@ seealso:
     description: The command used on an existing env.
     link: https://docs.conda.io/projects/conda/en/stable/commands/env/update.html
 notes:
+  - A prefix with a partial conda-meta and no marker (a conda killed outside this module) cannot be told from an env
+    someone made by hand, so it is updated with C(conda env update --prune), never wiped; conda's default
+    C(path_conflict=clobber) overwrites the files it holds no record of.
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
     the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice.
@@ -184,13 +199,17 @@ warnings_spec:
   type: list
   elements: str
 lock:
-  description: Paths of the files written beside the env and the sha256 of the explicit lock.
+  description:
+    - Paths of the files written beside the env and the sha256 of the explicit lock.
+    - C(marker) is the path of the in-progress marker, which exists only while a change runs or after one was killed;
+      the lock is valid only while it does not exist.
   returned: when the env exists after the run
   type: dict
   sample:
     explicit: /opt/conda/envs/torch.explicit.txt
     from_history: /opt/conda/envs/torch.from-history.yml
     spec: /opt/conda/envs/torch.environment.yml
+    marker: /opt/conda/envs/torch.in-progress.json
     sha256: 9f2c...
 torch_variant:
   description: The PyTorch wheel variant of the pip section, when it installs PyTorch projects and O(torch_cuda_variant) is
@@ -204,6 +223,21 @@ torch_variant:
     support: full
     chosen_by: driver 580.159.04
     index: https://download.pytorch.org/whl/cu130
+interrupted:
+  description:
+    - The in-progress marker of an earlier change that did not finish, found at the start of this run; this run
+      repairs it (in check mode, says it would).
+    - C(action) is V(create), V(update) or V(remove), or null when the marker could not be read.
+  returned: when an earlier change did not finish
+  type: dict
+  sample:
+    env: torch
+    prefix: /opt/conda/envs/torch
+    action: update
+    command: conda env update --prune -f /opt/conda/envs/.torch.applying.yml -p /opt/conda/envs/torch
+    started: '2026-12-02T22:10:00Z'
+    spec_sha256: 5e1b...
+    prefix_is_ours: false
 not_predicted:
   description: Why check mode could not predict the package changes (the channels were unreachable, for example on a node
     whose .condarc is not written yet); the env is still reported as changed.
@@ -221,7 +255,7 @@ diff:
       description: Packages installed after the run.
       type: str
 commands:
-  description: The conda commands that changed the env, in order.
+  description: The commands that changed the env, in order (C(rm -rf PREFIX) for a folder an unfinished create left).
   returned: always
   type: list
   elements: str
@@ -273,6 +307,8 @@ blas:
 '''
 
 import os
+import shutil
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
@@ -314,6 +350,8 @@ def write_text(module, path, text):
     temporary = os.path.join(directory, '.%s.tmp' % os.path.basename(path))
     with open(temporary, 'w') as handle:
         handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
     module.atomic_move(temporary, path)
 
 
@@ -322,6 +360,7 @@ def lock_paths(lock_dir, name):
         'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
         'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
         'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+        'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
     }
 
 
@@ -355,6 +394,32 @@ def write_locks(module, conda, prefix, paths, spec_file):
     write_text(module, paths['explicit'], explicit)
     write_text(module, paths['from_history'], conda.run('env', 'export', '--from-history', '-p', prefix))
     return ce.sha256_text(explicit)
+
+
+def read_marker(paths):
+    text = read_text(paths['marker'])
+    return ce.parse_marker(text) if text is not None else None
+
+
+def start_change(module, paths, name, prefix, action, command, spec_sha256, prefix_is_ours):
+    """Writes the in-progress marker; only the end of a successful change removes it."""
+    write_text(module, paths['marker'], ce.render_marker(
+        name, prefix, action, command, spec_sha256, time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), prefix_is_ours))
+
+
+def removal_command(prefix, removal):
+    return {'conda': 'conda remove -y --all -p %s' % prefix, 'directory': 'rm -rf %s' % prefix}[removal]
+
+
+def clear_prefix(conda, prefix, removal, commands):
+    """Removes what an unfinished change left at the prefix: with conda when conda-meta is there,
+    else the folder (only ever one of this module's own, see present_plan)."""
+    if removal == 'conda':
+        conda.json('remove', '-y', '--all', '-p', prefix)
+        commands.append(removal_command(prefix, removal) + ' --json')
+    elif removal == 'directory':
+        shutil.rmtree(prefix)
+        commands.append(removal_command(prefix, removal))
 
 
 def lock_result(paths):
@@ -396,17 +461,24 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                                            torch_index=params['torch_index'].rstrip('/') + '/')
     requested, reason = cb.requested_blas(environment['conda'], params['blas'], source='spec of env %s' % name)
     rendered = ce.render_environment(name, environment)
+    spec_sha256 = ce.sha256_text(rendered)
     paths = lock_paths(lock_dir, name)
+    marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    prefix_existed = os.path.isdir(prefix)
+    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256)
     before = installed(conda, prefix) if exists else []
+    reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     if exists:
-        reasons = ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
-                           conda.run('list', '--explicit', '--md5', '-p', prefix))
+        reasons += ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
+                            conda.run('list', '--explicit', '--md5', '-p', prefix))
     else:
-        reasons = ['env %s does not exist' % prefix]
+        reasons.append('env %s does not exist' % prefix)
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
                   torch_variant=environment['torch_variant'],
                   commands=[], package_changes=ce.package_changes(before, before))
+    if marker:
+        result['interrupted'] = marker
     if not reasons:
         result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before),
                       blas=verified_blas(module, name, prefix, requested, reason, before, result))
@@ -439,16 +511,20 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     # The rendered spec goes to a writable work file: conda writes the pip requirements file beside it.
     spec_file = os.path.join(lock_dir, '.%s.applying.yml' % name)
     write_text(module, spec_file, rendered)
-    if exists:
+    if action == 'update':
         command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
     else:
         command = ('env', 'create', '-f', spec_file, '-p', prefix)
+    start_change(module, paths, name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
+                 ce.owns_prefix(action, removal, prefix_existed))
+    clear_prefix(conda, prefix, removal, result['commands'])
     conda.json(*command)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
     after = installed(conda, prefix)
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
     write_locks(module, conda, prefix, paths, spec_file)
+    os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)
     # After the locks: an env whose numpy uses another BLAS fails now and on every run until fixed.
     result['blas'] = verified_blas(module, name, prefix, requested, reason, after, result)
@@ -457,19 +533,27 @@ def ensure_present(module, conda, name, prefix, lock_dir):
 
 def ensure_absent(module, conda, name, prefix, lock_dir):
     paths = lock_paths(lock_dir, name)
+    marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
+    removal = ce.absent_plan(exists, os.path.isdir(prefix), marker)
     before = installed(conda, prefix) if exists else []
-    leftovers = [path for path in paths.values() if os.path.exists(path)]
-    result = dict(prefix=prefix, drift=['env %s exists' % prefix] if exists else [], pip_simulated=False,
-                  warnings_spec=[], torch_variant=None, commands=[], changed=exists or bool(leftovers),
+    leftovers = [path for path in paths.values() if os.path.exists(path) and path != paths['marker']]
+    reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
+    reasons += ['env %s exists' % prefix] if exists else []
+    result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=[], torch_variant=None, commands=[],
+                  changed=bool(marker or removal or leftovers),
                   package_changes=ce.package_changes(before, []), diff=diff_of(before, []))
+    if marker:
+        result['interrupted'] = marker
     if module.check_mode or not result['changed']:
         return result
-    if exists:
-        conda.json('remove', '-y', '--all', '-p', prefix)
-        result['commands'].append('conda remove -y --all -p %s --json' % prefix)
+    if removal:
+        start_change(module, paths, name, prefix, 'remove', removal_command(prefix, removal), None, True)
+        clear_prefix(conda, prefix, removal, result['commands'])
     for path in leftovers:
         os.unlink(path)
+    if os.path.exists(paths['marker']):
+        os.unlink(paths['marker'])
     return result
 
 

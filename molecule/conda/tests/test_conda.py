@@ -1,5 +1,6 @@
 """The node after the conda scenario: .condarc on the healthy mirror as conda loads it, demo-pip
-gone, demo-blas verified by the role as OpenBLAS, which its numpy really maps."""
+gone, demo-blas verified by the role as OpenBLAS, which its numpy really maps, and the conda killed
+midway gone with nothing left unfinished."""
 
 import json
 import os
@@ -34,7 +35,7 @@ def test_conda_loads_it(host, mirrors):
 
 def test_env_and_its_locks_are_gone(host):
     assert not host.file("/opt/conda/envs/demo-pip").exists
-    for suffix in ("environment.yml", "explicit.txt", "from-history.yml"):
+    for suffix in ("environment.yml", "explicit.txt", "from-history.yml", "in-progress.json"):
         assert not host.file("/opt/conda/envs/demo-pip." + suffix).exists
     envs = json.loads(host.check_output("/opt/conda/bin/conda env list --json"))["envs"]
     assert "/opt/conda/envs/demo-pip" not in envs
@@ -53,3 +54,11 @@ def test_role_recorded_the_openblas_that_numpy_maps(host):
     maps = host.check_output("/opt/conda/envs/demo-blas/bin/python -I -B -c "
                              "'import numpy; a = numpy.ones((8, 8)); a @ a; print(open(\"/proc/self/maps\").read())'")
     assert library in maps and "libmkl" not in maps
+
+
+def test_the_killed_conda_stopped_midway_and_nothing_is_left_unfinished(host):
+    # Written by the stand-in where side_effect.yml paused it (CONDA_TESTBED_PAUSE_FILE) and killed it.
+    reached = json.loads(host.file("/root/conda-testbed-pause.reached").content_string)
+    assert reached["done"] == ["unlink libfoo-1.1.0-h4616a5c_0"] and reached["left"] == ["link libfoo-1.0.0-h4616a5c_0"]
+    assert not host.file("/proc/%d" % reached["pid"]).exists, "the paused conda was never killed"
+    assert host.check_output("find /opt/conda/envs -maxdepth 1 -name '*.in-progress.json'") == ""

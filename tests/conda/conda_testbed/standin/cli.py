@@ -28,6 +28,8 @@ import yaml
 from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError
 
 CONDA_VERSION = "26.7.1"
+# Test hook, not a conda setting: pause a transaction halfway so a test can kill it (pause_midway).
+PAUSE_FILE_VARIABLE = "CONDA_TESTBED_PAUSE_FILE"
 NOTHING_TO_DO = "All requested packages already installed."
 ANACONDA_ORG_HINT = ("To search for alternate channels that may provide the conda package you're\n"
                      "looking for, navigate to\n\n    https://anaconda.org\n\nand use the search bar at the top of the page.\n")
@@ -616,6 +618,9 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
             write_history(prefix, argv, [], [], update_specs, remove_specs)
         return link, unlink
     os.makedirs(ctx.pkgs_dir, exist_ok=True)
+    pause_file = os.environ.get(PAUSE_FILE_VARIABLE)
+    if pause_file and os.path.exists(pause_file):
+        installed = pause_midway(ctx, prefix, installed, link, unlink, pause_file)
     asyncio.run(rattler.install(list(target), prefix, cache_dir=ctx.pkgs_dir, installed_packages=list(installed),
                                 show_progress=False))
     write_history(prefix, argv, ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in link],
@@ -623,6 +628,31 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
                   update_specs, remove_specs)
     ctx.register(prefix)
     return link, unlink
+
+
+def pause_midway(ctx, prefix, installed, link, unlink, pause_file):
+    """Test hook (``CONDA_TESTBED_PAUSE_FILE``, only while that file exists): do the first half of
+    the transaction in conda's order (unlinks in reverse dependency order, then links), so that
+    conda-meta is partly rewritten and dependencies may be broken; write ``<file>.reached`` (JSON:
+    this process's pid, what was done); wait while the file exists. A test kills the process here
+    with SIGKILL, as an interrupted real conda would be; removing the file lets it finish instead."""
+    import rattler
+
+    actions = [("unlink", r) for r in topological(unlink)[::-1]] + [("link", r) for r in link]
+    done = actions[:(len(actions) + 1) // 2]
+    unlinked = {_identity(r) for kind, r in done if kind == "unlink"}
+    linked = [r for kind, r in done if kind == "link"]
+    halfway = [r for r in installed if _identity(r) not in unlinked] + linked
+    asyncio.run(rattler.install(halfway, prefix, cache_dir=ctx.pkgs_dir, installed_packages=list(installed),
+                                show_progress=False))
+    report = {"pid": os.getpid(), "prefix": prefix, "done": ["%s %s" % (kind, dist_name(r)) for kind, r in done],
+              "left": ["%s %s" % (kind, dist_name(r)) for kind, r in actions[len(done):]]}
+    with open(pause_file + ".reached.tmp", "w") as handle:
+        json.dump(report, handle)
+    os.replace(pause_file + ".reached.tmp", pause_file + ".reached")
+    while os.path.exists(pause_file):
+        time.sleep(0.1)
+    return installed_records(prefix)
 
 
 def to_repodata_records(records):

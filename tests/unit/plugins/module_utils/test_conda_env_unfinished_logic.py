@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""conda_env's decisions about a change that did not finish (its in-progress marker)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+
+SHA = 'a' * 64
+
+
+def marker(action='update', spec_sha256=SHA, prefix_is_ours=False):
+    return ce.parse_marker(ce.render_marker(
+        'demo-pip', '/opt/conda/envs/demo-pip', action,
+        'conda env update --prune -f /opt/conda/envs/.demo-pip.applying.yml -p /opt/conda/envs/demo-pip',
+        spec_sha256, '2026-12-02T22:10:00Z', prefix_is_ours))
+
+
+def test_marker_round_trip_says_what_when_and_which_spec():
+    record = marker()
+    assert record == {'env': 'demo-pip', 'prefix': '/opt/conda/envs/demo-pip', 'action': 'update',
+                      'command': 'conda env update --prune -f /opt/conda/envs/.demo-pip.applying.yml -p /opt/conda/envs/demo-pip',
+                      'spec_sha256': SHA, 'started': '2026-12-02T22:10:00Z', 'prefix_is_ours': False}
+
+
+@pytest.mark.parametrize('text', ['', '{"action": "upd', '[]', json.dumps({'action': 'reinstall'})])
+def test_unreadable_marker_is_an_unfinished_change_of_unknown_kind(text):
+    record = ce.parse_marker(text)
+    assert record['action'] is None and record['prefix_is_ours'] is False
+    assert ce.unfinished_change('demo-pip', record, 'create', 'conda') == (
+        'an earlier change of env demo-pip (unreadable in-progress marker) did not finish; '
+        'the env is removed and created again')
+
+
+def test_no_marker_keeps_the_usual_choice():
+    assert ce.present_plan(True, True, None, SHA) == ('update', None)
+    assert ce.present_plan(False, False, None, SHA) == ('create', None)
+    # A folder that is no env and no leftover of ours is left to conda, as before.
+    assert ce.present_plan(False, True, None, SHA) == ('create', None)
+
+
+def test_killed_update_of_the_same_spec_is_applied_again():
+    record = marker()
+    assert ce.present_plan(True, True, record, SHA) == ('update', None)
+    assert ce.unfinished_change('demo-pip', record, 'update', None) == (
+        'an earlier change of env demo-pip (conda env update --prune -f /opt/conda/envs/.demo-pip.applying.yml '
+        '-p /opt/conda/envs/demo-pip) started at 2026-12-02T22:10:00Z did not finish; it is applied again')
+
+
+def test_killed_update_towards_another_spec_is_rebuilt():
+    # A package conda had half unlinked keeps its record: a new spec that keeps it would keep it broken.
+    assert ce.present_plan(True, True, marker(spec_sha256='b' * 64), SHA) == ('create', 'conda')
+
+
+@pytest.mark.parametrize('action', ['create', 'remove'])
+def test_killed_create_or_removal_is_removed_and_created_again(action):
+    # conda-meta partly written: conda itself removes what it knows of and deletes the folder.
+    assert ce.present_plan(True, True, marker(action, prefix_is_ours=True), SHA) == ('create', 'conda')
+    # No conda-meta yet (or any more), a folder of ours: deleted before the create.
+    assert ce.present_plan(False, True, marker(action, prefix_is_ours=True), SHA) == ('create', 'directory')
+    # Nothing left.
+    assert ce.present_plan(False, False, marker(action, prefix_is_ours=True), SHA) == ('create', None)
+
+
+def test_a_folder_that_was_there_before_the_create_is_never_deleted():
+    assert ce.present_plan(False, True, marker('create', prefix_is_ours=False), SHA) == ('create', None)
+    assert ce.absent_plan(False, True, marker('create', prefix_is_ours=False)) is None
+
+
+def test_absent_plan():
+    assert ce.absent_plan(True, True, None) == 'conda'
+    assert ce.absent_plan(False, True, None) is None
+    assert ce.absent_plan(False, True, marker('remove', prefix_is_ours=True)) == 'directory'
+    assert ce.absent_plan(False, False, marker('remove', prefix_is_ours=True)) is None
+
+
+def test_owns_prefix():
+    assert ce.owns_prefix('remove', 'conda', True) is True
+    assert ce.owns_prefix('create', None, False) is True
+    assert ce.owns_prefix('create', 'conda', True) is True
+    assert ce.owns_prefix('create', None, True) is False
+    assert ce.owns_prefix('update', None, True) is False
+
+
+def test_unfinished_change_wording_per_outcome():
+    record = marker('create', prefix_is_ours=True)
+    assert ce.unfinished_change('demo-pip', record, 'create', None).endswith('did not finish; the env is created again')
+    assert ce.unfinished_change('demo-pip', record, 'remove', 'conda').endswith(
+        'did not finish; what is left of the env is removed')
