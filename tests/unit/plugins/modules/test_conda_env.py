@@ -7,6 +7,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import shutil
 
 import pytest
 
@@ -61,6 +62,7 @@ class RecordedConda(object):
             self.answers['list --json'] = (0, self.list_after_update)
         if key == 'remove' and rc == 0:
             os.rmdir(os.path.join(self.prefix, 'conda-meta'))
+            shutil.rmtree(os.path.join(self.prefix, 'bin'), ignore_errors=True)
         text = read_conda(answer) if answer.endswith(('.json', '.txt')) else answer
         return rc, text, ''
 
