@@ -2,6 +2,7 @@
 hook CONDA_TESTBED_PAUSE_FILE, gets SIGKILL; then the conda_env module (run by ansible, as on a
 node) reports the unfinished change in check mode, repairs it, and is idempotent."""
 
+import hashlib
 import json
 import os
 import signal
@@ -125,3 +126,37 @@ def test_create_killed_outside_the_module_is_updated_into_shape(conda_base, tmp_
     assert [c.split(" -f ")[0] for c in repaired["commands"]] == ["conda env update --prune"]
     assert records(prefix) == ["hello-ansible-1.0.0-h4616a5c_0.json", "libfoo-1.1.0-h4616a5c_0.json"]
     assert run(base, AFTER)["changed"] is False
+
+
+def record_manifest(base, tmp_path, lock):
+    """Runs the node_manifest role on this machine for one lock file; returns (rc, stdout, manifest)."""
+    playbook = tmp_path / "manifest.yml"
+    manifest = tmp_path / "aistack.fact"
+    playbook.write_text(json.dumps([{"hosts": "localhost", "gather_facts": False, "roles": [{
+        "role": "aistack.gpu_node.node_manifest", "node_manifest_path": str(manifest),
+        "node_manifest_lock_files": [lock]}]}]))
+    env = dict(base.env, PATH=VENV_BIN + os.pathsep + base.env["PATH"], ANSIBLE_CONFIG=os.path.join(REPO_ROOT, "ansible.cfg"),
+               ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO_ROOT, ".cache", "collections"), ANSIBLE_FORCE_COLOR="false")
+    proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local",
+                           "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False, timeout=300)
+    recorded = json.loads(manifest.read_text()) if manifest.exists() else None
+    return proc.returncode, proc.stdout, recorded
+
+
+def test_manifest_refuses_the_lock_of_an_unfinished_change(conda_base, tmp_path):
+    base = conda_base()
+    assert run(base, BEFORE)["changed"] is True
+    kill_midway(base, AFTER, str(tmp_path / "pause"))
+    lock, marker = (os.path.join(base.prefix, "envs", "demo" + suffix) for suffix in (".explicit.txt", ".in-progress.json"))
+    assert os.path.exists(lock) and os.path.exists(marker)
+
+    rc, out, recorded = record_manifest(base, tmp_path, lock)
+    assert rc == 2 and recorded is None, out
+    assert "node_manifest: lock file %s (node_manifest_lock_files) belongs to an env whose last change did not " \
+           "finish (%s exists)" % (lock, marker) in " ".join(out.split()), out
+
+    assert run(base, AFTER)["changed"] is True and not os.path.exists(marker)
+    rc, out, recorded = record_manifest(base, tmp_path, lock)
+    with open(lock, "rb") as handle:
+        assert rc == 0 and recorded["provision"]["env_locks"] == {lock: hashlib.sha256(handle.read()).hexdigest()}, out
