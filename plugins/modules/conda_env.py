@@ -32,6 +32,9 @@ description:
     O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
     are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
     even when the package list looks right (RV(interrupted)), and the lock beside it is not valid.
+  - The spec being applied is written to a work folder of its own, C(.<name>.applying/) in O(lock_dir), because conda
+    writes the pip section's C(condaenv.*.requirements.txt) beside the file it is given and leaves it there when it is
+    killed; the folder is removed after each change, and before a repair.
   - "Repair of an unfinished change (O(state=present)): an update of the same spec is applied again with C(conda env update --prune)
     (conda works from the records in conda-meta: what it had unlinked is unlinked again, what it had not recorded yet is
     linked again). An unfinished create or removal, an update towards another spec, or an unreadable marker is
@@ -234,7 +237,7 @@ interrupted:
     env: torch
     prefix: /opt/conda/envs/torch
     action: update
-    command: conda env update --prune -f /opt/conda/envs/.torch.applying.yml -p /opt/conda/envs/torch
+    command: conda env update --prune -f /opt/conda/envs/.torch.applying/environment.yml -p /opt/conda/envs/torch
     started: '2026-12-02T22:10:00Z'
     spec_sha256: 5e1b...
     prefix_is_ours: false
@@ -361,6 +364,7 @@ def lock_paths(lock_dir, name):
         'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
         'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
         'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
+        'work': os.path.join(lock_dir, '.%s.applying' % name),
     }
 
 
@@ -508,15 +512,18 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
         return result
 
-    # The rendered spec goes to a writable work file: conda writes the pip requirements file beside it.
-    spec_file = os.path.join(lock_dir, '.%s.applying.yml' % name)
-    write_text(module, spec_file, rendered)
+    spec_file = os.path.join(paths['work'], 'environment.yml')
     if action == 'update':
         command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
     else:
         command = ('env', 'create', '-f', spec_file, '-p', prefix)
     start_change(module, paths, name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
                  ce.owns_prefix(action, removal, prefix_existed))
+    # Made after the marker, so that it never exists without one. A killed change leaves it behind,
+    # with conda's pip requirements file in it: start afresh.
+    shutil.rmtree(paths['work'], ignore_errors=True)
+    os.mkdir(paths['work'], 0o700)
+    write_text(module, spec_file, rendered)
     clear_prefix(conda, prefix, removal, result['commands'])
     conda.json(*command)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
@@ -524,6 +531,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
     write_locks(module, conda, prefix, paths, spec_file)
+    shutil.rmtree(paths['work'])
     os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)
     # After the locks: an env whose numpy uses another BLAS fails now and on every run until fixed.
@@ -537,7 +545,7 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
     removal = ce.absent_plan(exists, os.path.isdir(prefix), marker)
     before = installed(conda, prefix) if exists else []
-    leftovers = [path for path in paths.values() if os.path.exists(path) and path != paths['marker']]
+    leftovers = [path for key, path in paths.items() if os.path.exists(path) and key not in ('marker', 'work')]
     reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
     reasons += ['env %s exists' % prefix] if exists else []
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=[], torch_variant=None, commands=[],
@@ -552,6 +560,7 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
         clear_prefix(conda, prefix, removal, result['commands'])
     for path in leftovers:
         os.unlink(path)
+    shutil.rmtree(paths['work'], ignore_errors=True)
     if os.path.exists(paths['marker']):
         os.unlink(paths['marker'])
     return result

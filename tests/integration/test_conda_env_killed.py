@@ -81,6 +81,8 @@ def test_killed_transaction_is_reported_then_repaired(conda_base, tmp_path, case
     with open(marker) as handle:
         left = json.load(handle)
     assert left["action"] == case and left["env"] == "demo"
+    work = os.path.join(base.prefix, "envs", ".demo.applying")
+    assert os.listdir(work) == ["environment.yml"] and "-f %s/environment.yml " % work in left["command"]
 
     state = records(prefix), open(marker).read()
     checked = run(base, AFTER, check=True)
@@ -90,7 +92,7 @@ def test_killed_transaction_is_reported_then_repaired(conda_base, tmp_path, case
     assert (records(prefix), open(marker).read()) == state, "check mode changed the env or the marker"
 
     repaired = run(base, AFTER)
-    assert repaired["changed"] is True and not os.path.exists(marker)
+    assert repaired["changed"] is True and not os.path.exists(marker) and not os.path.exists(work)
     if case == "create":
         assert repaired["commands"][0] == "conda remove -y --all -p %s --json" % prefix
     assert repaired["commands"][-1].startswith("conda env %s " % ("update --prune" if case == "update" else "create"))

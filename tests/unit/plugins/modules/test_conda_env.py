@@ -94,14 +94,14 @@ def test_create_then_idempotent(node, capsys):
                                'env export']
     solve = fake.calls[1]
     assert '--override-channels' in solve and solve[solve.index('-c') + 1] == 'conda-forge' and 'nodefaults' not in solve
-    assert fake.calls[2][:3] == ['env', 'create', '-f'] and fake.calls[2][3] == str(envs / '.demo-pip.applying.yml')
+    assert fake.calls[2][:3] == ['env', 'create', '-f'] and fake.calls[2][3] == str(envs / '.demo-pip.applying' / 'environment.yml')
     assert result['drift'] == ['env %s does not exist' % args['prefix']]
     assert result['package_changes']['added'][-1] == 'six==1.17.0=pypi_0'
     assert result['diff']['before'] == '' and 'python==3.11.7=repack_pyenv_0  (conda-forge)' in result['diff']['after']
     assert result['lock']['sha256'] and (envs / 'demo-pip.explicit.txt').read_text() == LOCK
     assert 'nodefaults' not in (envs / 'demo-pip.environment.yml').read_text()
     assert (envs / 'demo-pip.from-history.yml').read_text().startswith('name: demo-pip')
-    assert not (envs / '.demo-pip.applying.yml').exists()
+    assert not (envs / '.demo-pip.applying').exists()
 
     fake.calls[:] = []
     code, result = run_module(conda_env, args, capsys)
@@ -170,6 +170,31 @@ def test_failed_update_writes_no_lock(node, capsys):
     assert code == 1 and 'conda env update --prune' in result['msg']
     assert (envs / 'demo-pip.explicit.txt').read_text() == lock_before
     assert 'libfoo>=2' not in (envs / 'demo-pip.environment.yml').read_text()
+
+
+def test_work_folder_of_an_unfinished_change_is_cleared_by_the_repair_and_by_removal(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    work = envs / '.demo-pip.applying'
+    drifted = dict(SPEC, dependencies=SPEC['dependencies'] + ['libfoo>=2'])
+    fake.answers['env update'] = (1, 'solve-fail-conflict.json')
+    code, result = run_module(conda_env, dict(args, spec=drifted), capsys)
+    assert code == 1 and (envs / 'demo-pip.in-progress.json').exists()
+    # What real conda leaves there when it is killed while pip runs.
+    (work / 'condaenv.k3j9x1.requirements.txt').write_text('six==1.17.0\n')
+    assert sorted(os.listdir(str(work))) == ['condaenv.k3j9x1.requirements.txt', 'environment.yml']
+
+    fake.answers['env update'] = (0, 'env-update-prune.json')
+    code, result = run_module(conda_env, dict(args, spec=drifted), capsys)
+    assert code == 0 and result['changed'] is True and result['interrupted']['action'] == 'update'
+    assert not work.exists() and not (envs / 'demo-pip.in-progress.json').exists()
+    assert 'libfoo>=2' in (envs / 'demo-pip.environment.yml').read_text()
+
+    fake.answers['env update'] = (1, 'solve-fail-conflict.json')
+    run_module(conda_env, dict(args, spec=SPEC), capsys)
+    assert work.exists()
+    code, result = run_module(conda_env, dict(args, state='absent'), capsys)
+    assert code == 0 and os.listdir(str(envs)) == ['demo-pip']
 
 
 def test_absent_removes_env_and_locks(node, capsys):
