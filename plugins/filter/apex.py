@@ -47,9 +47,9 @@ def apex_cache_entry_filter(marker_text, key):
     return cache_entry(marker_text, key)
 
 
-def apex_build_blockers_filter(plan, compat, require_gpu_arch=False):
+def apex_build_blockers_filter(plan, compat, require_gpu_arch=False, build_tools=None):
     try:
-        return build_blockers(plan, compat, require_gpu_arch)
+        return build_blockers(plan, compat, require_gpu_arch, build_tools)
     except (AttributeError, KeyError, TypeError) as exc:
         raise AnsibleFilterError("apex_build_blockers: %s" % exc)
 

@@ -132,6 +132,10 @@ def build_plan(setup, cpp_ext, cuda_ext, contrib):
     for flag in wanted:
         required += offered[flag]["required"]
         optional += offered[flag]["optional"]
+    if not required:
+        # Nothing could then prove the build compiled anything, and no cache entry would be valid.
+        raise ValueError("apex_build_contrib_extensions: %s build only modules this setup.py may skip (%s); request "
+                         "apex_build_cpp_ext or apex_build_cuda_ext too" % (", ".join(wanted), ", ".join(optional) or "none"))
     return {
         "flags": wanted,
         "env": env,
@@ -143,49 +147,65 @@ def build_plan(setup, cpp_ext, cuda_ext, contrib):
     }
 
 
-def build_parallelism(cpus, memory_mib, extensions, arch_count, cuda, mib_per_job=DEFAULT_MIB_PER_JOB):
+def build_parallelism(cpus, memory_mib, extensions, arch_count, cuda, mib_per_job=DEFAULT_MIB_PER_JOB, fixed=None):
     """``MAX_JOBS``, ``APEX_PARALLEL_BUILD`` and nvcc ``--threads`` for a node's size.
 
     Every compiler process may take ``mib_per_job``; the product of the three never exceeds what the
     available memory holds, and extensions built side by side never exceed half the cores (each one
-    also runs ninja jobs). nvcc threads only help with several target architectures.
+    also runs ninja jobs). nvcc threads only help with several target architectures. ``fixed``
+    holds the factors the user set (``max_jobs``, ``parallel_build``, ``nvcc_threads``); the others
+    are sized around them, and a product that still exceeds the memory is refused (ValueError).
     """
+    fixed = dict((name, int(value)) for name, value in (fixed or {}).items() if value and int(value) > 0)
     cpus, memory_jobs = max(1, int(cpus)), max(1, int(memory_mib) // max(1, int(mib_per_job)))
-    threads = min(2, int(arch_count)) if cuda and int(arch_count) > 1 and memory_jobs >= 4 else 1
-    parallel = max(1, min(int(extensions) or 1, cpus // 2, memory_jobs // threads))
-    max_jobs = max(1, min(cpus, memory_jobs // (parallel * threads)))
+    if not cuda:
+        threads = 1
+    else:
+        threads = fixed.get("nvcc_threads") or (min(2, int(arch_count)) if int(arch_count) > 1 and memory_jobs >= 4 else 1)
+    parallel = fixed.get("parallel_build") or max(
+        1, min(int(extensions) or 1, cpus // 2, memory_jobs // (threads * fixed.get("max_jobs", 1))))
+    max_jobs = fixed.get("max_jobs") or max(1, min(cpus, memory_jobs // (parallel * threads)))
+    peak = max_jobs * parallel * threads
+    if peak > memory_jobs:
+        raise ValueError(
+            "MAX_JOBS %d x APEX_PARALLEL_BUILD %d x nvcc threads %d = %d compiler processes, at %d MiB each, need %d MiB; "
+            "the node has %d MiB available (room for %d). Lower apex_build_max_jobs, apex_build_parallel_build or "
+            "apex_build_nvcc_threads, or set them to 0 to size the build from the node"
+            % (max_jobs, parallel, threads, peak, int(mib_per_job), peak * int(mib_per_job), int(memory_mib), memory_jobs))
     return {
         "max_jobs": max_jobs,
         "parallel_build": parallel,
         "nvcc_threads": threads if cuda else None,
-        "peak_jobs": max_jobs * parallel * threads,
+        "peak_jobs": peak,
         "memory_jobs": memory_jobs,
     }
 
 
 def build_environment(plan, parallelism, cuda_home, arch_list):
-    """Environment of the ``pip wheel`` run; CUDA variables only when the build compiles CUDA."""
+    """Environment of the ``pip wheel`` run. ``CUDA_HOME`` whenever a toolkit is given (APEX's
+    setup.py asks nvcc for its version even for a C++-only build); the other CUDA variables only
+    when the build compiles CUDA."""
     env = dict(plan["env"])
     env["MAX_JOBS"] = str(parallelism["max_jobs"])
     if plan["parallel_env"]:
         env["APEX_PARALLEL_BUILD"] = str(parallelism["parallel_build"])
-    if plan["needs_nvcc"]:
+    if cuda_home:
         env["CUDA_HOME"] = cuda_home
+    if plan["needs_nvcc"]:
         env["TORCH_CUDA_ARCH_LIST"] = arch_list
         env["NVCC_APPEND_FLAGS"] = "--threads %d" % parallelism["nvcc_threads"]
     return env
 
 
 def build_settings(plan, cpus, memory_mib, cuda_home, arch_list, mib_per_job=DEFAULT_MIB_PER_JOB, overrides=None):
-    """Parallelism sized for the node (``overrides``: max_jobs / parallel_build / nvcc_threads when > 0) and the build environment."""
-    extensions = len(plan["required_modules"]) + len(plan["optional_modules"])
-    parallelism = build_parallelism(cpus, memory_mib, extensions, arch_count(arch_list), plan["needs_nvcc"], mib_per_job)
-    for name, value in (overrides or {}).items():
+    """Parallelism sized for the node around the user's ``overrides`` (max_jobs / parallel_build /
+    nvcc_threads, 0 = size it) and the build environment."""
+    for name in overrides or {}:
         if name not in ("max_jobs", "parallel_build", "nvcc_threads"):
             raise ValueError("unknown parallelism override %s" % name)
-        if value and int(value) > 0 and (name != "nvcc_threads" or plan["needs_nvcc"]):
-            parallelism[name] = int(value)
-    parallelism["peak_jobs"] = parallelism["max_jobs"] * parallelism["parallel_build"] * (parallelism["nvcc_threads"] or 1)
+    fixed = dict((name, value) for name, value in (overrides or {}).items() if name != "nvcc_threads" or plan["needs_nvcc"])
+    extensions = len(plan["required_modules"]) + len(plan["optional_modules"])
+    parallelism = build_parallelism(cpus, memory_mib, extensions, arch_count(arch_list), plan["needs_nvcc"], mib_per_job, fixed)
     return {"parallelism": parallelism, "env": build_environment(plan, parallelism, cuda_home, arch_list)}
 
 
@@ -241,18 +261,23 @@ def legacy_apis_ref(ref):
     return year_month <= last
 
 
-def build_blockers(plan, compat, require_gpu_arch):
+def build_blockers(plan, compat, require_gpu_arch, build_tools=None):
     """Why this environment cannot build the plan, each ``{"message", "fix"}``; empty when it can.
 
-    ``compat`` is the report of aistack.gpu_node.cuda_compat run with ``apex: true``.
+    ``compat`` is the report of aistack.gpu_node.cuda_compat run with ``apex: true``; ``build_tools``
+    what the environment builds with (``{"setuptools": version or None, ...}``), when known.
     """
     torch_info = compat.get("torch") or {}
     nvcc = compat.get("nvcc") or {}
     blockers = []
     if not torch_info.get("present"):
         blockers.append({"message": "torch is not importable in this environment (%s)." % (torch_info.get("error") or "not installed"),
-                         "fix": "Install torch into the environment first, or point apex_build_python at the right one."})
+                         "fix": "Install torch into the environment first, or point apex_build_env_prefix at the environment that has it."})
         return blockers
+    if build_tools is not None and not build_tools.get("setuptools"):
+        blockers.append({"message": "setuptools is not installed in this environment, and pip wheel --no-build-isolation "
+                                    "builds with the environment's own.",
+                         "fix": "Install setuptools (and ninja, for parallel compiles) into the environment."})
     if not plan["needs_nvcc"]:
         return blockers
     if not torch_info.get("cuda"):

@@ -8,20 +8,23 @@ import torch
 from setuptools import find_packages, setup
 from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CppExtension, CUDAExtension
 
-# Same contract as APEX: an environment variable set to 1 adds its command-line flag.
+# The contract the role relies on: each APEX_* variable set to "1" requests its command-line flag.
+# The table's name and the has_flag("--x", "APEX_X") calls are what the role reads from setup.py.
 ENV_TO_FLAG = {
     "APEX_CPP_EXT": "--cpp_ext",
     "APEX_CUDA_EXT": "--cuda_ext",
     "APEX_DEMO_CONTRIB": "--demo_contrib",
 }
-for env_var, flag in ENV_TO_FLAG.items():
-    if os.environ.get(env_var, "0") == "1" and flag not in sys.argv:
-        print(f"[apex_stub] Detected {env_var}=1, adding {flag} to build flags.")
-        sys.argv.append(flag)
+REQUESTED = {flag for variable, flag in ENV_TO_FLAG.items() if os.environ.get(variable) == "1"}
+REQUESTED.update(arg for arg in sys.argv[1:] if arg in ENV_TO_FLAG.values())
+sys.argv = [arg for arg in sys.argv if arg not in ENV_TO_FLAG.values()]
+print("[apex_stub] requested: %s" % (" ".join(sorted(REQUESTED)) or "no extension"))
 
 
-def has_flag(flag, env_var):
-    return flag in sys.argv or os.environ.get(env_var, "0") == "1"
+def has_flag(flag, variable):
+    """Was ``flag`` asked for, on the command line or through ``variable``?"""
+    assert ENV_TO_FLAG[variable] == flag, (flag, variable)
+    return flag in REQUESTED
 
 
 def raise_if_cuda_home_none(option):
@@ -29,7 +32,7 @@ def raise_if_cuda_home_none(option):
         raise RuntimeError(f"{option} was requested, but nvcc was not found.")
 
 
-def check_cuda_torch_binary_vs_bare_metal(cuda_dir):
+def require_nvcc_matching_torch(cuda_dir):
     output = subprocess.check_output([cuda_dir + "/bin/nvcc", "-V"], universal_newlines=True).split()
     release = output[output.index("release") + 1].rstrip(",")
     if release != torch.version.cuda:
@@ -39,16 +42,12 @@ def check_cuda_torch_binary_vs_bare_metal(cuda_dir):
 ext_modules = []
 
 if has_flag("--cpp_ext", "APEX_CPP_EXT"):
-    if "--cpp_ext" in sys.argv:
-        sys.argv.remove("--cpp_ext")
     # -O0 -g0: the stand-in is compiled in every CI run; what matters is that it builds and runs.
     ext_modules.append(CppExtension("apex_C", ["csrc/flatten_unflatten.cpp"], extra_compile_args=["-O0", "-g0"]))
 
 if has_flag("--cuda_ext", "APEX_CUDA_EXT"):
-    if "--cuda_ext" in sys.argv:
-        sys.argv.remove("--cuda_ext")
     raise_if_cuda_home_none("--cuda_ext")
-    check_cuda_torch_binary_vs_bare_metal(CUDA_HOME)
+    require_nvcc_matching_torch(CUDA_HOME)
     ext_modules.append(
         CUDAExtension(
             name="amp_C",
@@ -58,8 +57,6 @@ if has_flag("--cuda_ext", "APEX_CUDA_EXT"):
     )
 
 if has_flag("--demo_contrib", "APEX_DEMO_CONTRIB"):
-    if "--demo_contrib" in sys.argv:
-        sys.argv.remove("--demo_contrib")
     ext_modules.append(CppExtension(name="apex_demo_contrib_C", sources=["csrc/demo_contrib.cpp"]))
 
 parallel = os.environ.get("APEX_PARALLEL_BUILD")

@@ -9,6 +9,7 @@ import importlib
 import importlib.util
 import json
 import os
+import shutil
 import sys
 import sysconfig
 
@@ -47,8 +48,21 @@ def _memory_available_mib():
     return available
 
 
+def _version(distribution):
+    try:
+        from importlib import metadata
+        return metadata.version(distribution)
+    except Exception:
+        return None
+
+
 def probe():
+    # The build runs with the environment's bin first on PATH, as if it were activated: torch's
+    # extension builder looks for ninja there.
+    build_path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
     return {
+        "build_path": build_path,
+        "build_tools": {"setuptools": _version("setuptools"), "ninja": shutil.which("ninja", path=build_path)},
         "cpus": len(os.sched_getaffinity(0)),
         "memory_available_mib": _memory_available_mib(),
         "python_tag": "%s%d%d%s" % ("cp" if sys.implementation.name == "cpython" else sys.implementation.name,
@@ -130,11 +144,17 @@ def verify(request):
     elif broken and len(broken) == len(request["required_modules"]):
         report["problems"].append("Python-only APEX install: none of the compiled extensions (%s) is there; it was built "
                                   "without APEX_CPP_EXT/APEX_CUDA_EXT or their flags" % ", ".join(broken))
-    elif broken:
-        report["problems"].append("compiled extensions that do not import: %s" % "; ".join(
-            "%s (%s)" % (name, report["modules"][name]) for name in broken))
+    else:
+        # An optional extension may be absent (its build depends on the toolkit), but one that is there must load.
+        broken += [name for name in request["optional_modules"] if report["modules"][name].startswith("error")]
+        if broken:
+            report["problems"].append("compiled extensions that do not import: %s" % "; ".join(
+                "%s (%s)" % (name, report["modules"][name]) for name in broken))
     if report["modules"].get("apex_C") == "ok":
         _run(report["checks"], "apex_C.flatten", _check_flatten, torch, importlib.import_module("apex_C"))
+    gpu_kernels = [name for name in ("amp_C", "fused_layer_norm_cuda") if name in request["required_modules"]]
+    report["skipped"] = ["%s against torch: no GPU visible to torch" % ", ".join(gpu_kernels)] if (
+        request["numerics"] and gpu_kernels and not report["cuda_available"]) else []
     if request["numerics"] and report["cuda_available"]:
         if "amp_C" in request["required_modules"]:
             _run(report["checks"], "FusedAdam", _check_fused_adam, torch, request["tolerance"])

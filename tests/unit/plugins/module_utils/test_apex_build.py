@@ -135,6 +135,16 @@ def test_unknown_contrib_names_the_variable_and_the_choices():
                                 "its contrib extensions are: demo_contrib")
 
 
+def test_a_build_of_only_optional_modules_is_refused():
+    # cudnn_gbn_lib is built only with cuDNN >= 8.5: alone, nothing would prove the build compiled anything.
+    with pytest.raises(ValueError) as error:
+        apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), False, False, ["cudnn_gbn"])
+    assert str(error.value) == ("apex_build_contrib_extensions: --cudnn_gbn build only modules this setup.py may skip "
+                                "(cudnn_gbn_lib); request apex_build_cpp_ext or apex_build_cuda_ext too")
+    assert apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), False, True, ["cudnn_gbn"])["required_modules"] == [
+        "amp_C", "syncbn", "fused_layer_norm_cuda"]
+
+
 def test_extension_removed_upstream_is_refused_at_the_current_commit():
     # gpu_direct_storage was removed upstream (#2017): the current layout has no block for it.
     with pytest.raises(ValueError, match="no --gpu_direct_storage"):
@@ -177,19 +187,39 @@ def test_tiny_node_still_builds_one_job():
 def test_settings_with_overrides_and_cuda_environment():
     plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, True, [])
     settings = apex_build.build_settings(plan, 16, 128 * 1024, "/usr/local/cuda", "9.0",
-                                         overrides={"max_jobs": 16, "parallel_build": 0, "nvcc_threads": 2})
-    # The fixture builds 4 extensions: no more side by side; explicit overrides are taken as given.
-    assert settings["parallelism"]["parallel_build"] == 4
-    assert settings["parallelism"]["peak_jobs"] == 16 * 4 * 2
-    assert settings["env"] == {"APEX_CPP_EXT": "1", "APEX_CUDA_EXT": "1", "MAX_JOBS": "16", "APEX_PARALLEL_BUILD": "4",
+                                         overrides={"max_jobs": 8, "parallel_build": 0, "nvcc_threads": 2})
+    # 128 GiB hold 35 jobs: 8 jobs x 2 nvcc threads leave room for 2 extensions side by side, not 4.
+    assert settings["parallelism"] == {"max_jobs": 8, "parallel_build": 2, "nvcc_threads": 2, "peak_jobs": 32,
+                                       "memory_jobs": 35}
+    assert settings["env"] == {"APEX_CPP_EXT": "1", "APEX_CUDA_EXT": "1", "MAX_JOBS": "8", "APEX_PARALLEL_BUILD": "2",
                                "CUDA_HOME": "/usr/local/cuda", "TORCH_CUDA_ARCH_LIST": "9.0", "NVCC_APPEND_FLAGS": "--threads 2"}
+
+
+def test_overrides_that_do_not_fit_the_memory_are_refused_with_the_numbers():
+    plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, True, [])
+    with pytest.raises(ValueError) as refused:
+        apex_build.build_settings(plan, 16, 128 * 1024, "/usr/local/cuda", "9.0",
+                                  overrides={"max_jobs": 16, "parallel_build": 4, "nvcc_threads": 2})
+    assert str(refused.value).startswith(
+        "MAX_JOBS 16 x APEX_PARALLEL_BUILD 4 x nvcc threads 2 = 128 compiler processes, at 3686 MiB each, need "
+        "471808 MiB; the node has 131072 MiB available (room for 35). Lower apex_build_max_jobs")
+    # One factor fixed too high on its own is refused too, even with the others left to the sizing.
+    with pytest.raises(ValueError, match="MAX_JOBS 40 x APEX_PARALLEL_BUILD 1 x nvcc threads 1 = 40 compiler"):
+        apex_build.build_settings(plan, 64, 128 * 1024, "/usr/local/cuda", "9.0", overrides={"max_jobs": 40})
 
 
 def test_cpu_settings_carry_no_cuda_variables_and_legacy_no_parallel_variable():
     plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_25_05), True, False, [])
-    settings = apex_build.build_settings(plan, 2, 20000, None, "", overrides={"nvcc_threads": 4})
+    settings = apex_build.build_settings(plan, 2, 20000, "", "", overrides={"nvcc_threads": 4})
     assert settings["env"] == {"MAX_JOBS": "2"}
     assert settings["parallelism"]["nvcc_threads"] is None
+
+
+def test_cpp_only_build_still_gets_the_given_cuda_home():
+    plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, False, [])
+    settings = apex_build.build_settings(plan, 2, 20000, "/usr/local/cuda-13.0", "9.0")
+    assert settings["env"] == {"APEX_CPP_EXT": "1", "MAX_JOBS": "2", "APEX_PARALLEL_BUILD": "1",
+                               "CUDA_HOME": "/usr/local/cuda-13.0"}
 
 
 def test_unknown_override_is_refused():
@@ -315,3 +345,13 @@ def test_no_marker_is_no_entry_and_no_problem(text):
 def test_a_bad_marker_is_a_problem_not_an_entry(text, problem):
     result = apex_build.cache_entry(text, "79b24261b5d46ff4403a5df9")
     assert result["entry"] is None and problem in result["problem"]
+
+
+def test_an_environment_without_setuptools_cannot_build_and_ninja_is_not_required():
+    tools = {"setuptools": None, "ninja": None}
+    blockers = apex_build.build_blockers({"needs_nvcc": False}, _compat(torch_cuda=None, nvcc_release=None), False, tools)
+    assert blockers == [{"message": "setuptools is not installed in this environment, and pip wheel --no-build-isolation "
+                                    "builds with the environment's own.",
+                         "fix": "Install setuptools (and ninja, for parallel compiles) into the environment."}]
+    ready = {"setuptools": "80.9.0", "ninja": None}
+    assert apex_build.build_blockers(CUDA_PLAN, _compat(), False, ready) == []

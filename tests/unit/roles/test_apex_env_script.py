@@ -1,0 +1,111 @@
+"""roles/apex_build/files/apex_env.py's verify, on fake environments: which installs it passes and
+which it fails, with what it says. The real kernels are checked on the GPU host (tests/gpu)."""
+
+import importlib.util
+import os
+import sys
+import types
+
+import pytest
+from conftest import REPO_ROOT
+
+SCRIPT = os.path.join(REPO_ROOT, "roles", "apex_build", "files", "apex_env.py")
+REQUEST = {"required_modules": ["amp_C", "fused_layer_norm_cuda"], "optional_modules": ["fused_dense_cuda"],
+           "numerics": True, "tolerance": 1e-4, "legacy_apis": False}
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("apex_env", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    """A site folder on sys.path holding a torch without GPU; ``add(name, body)`` puts modules in it."""
+    fake_torch = types.ModuleType("torch")
+    fake_torch.cuda = types.SimpleNamespace(is_available=lambda: False)
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    added = []
+
+    def add(name, body=""):
+        path = tmp_path.joinpath(*name.split("/"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+        added.append(name.split("/")[0].split(".")[0])
+
+    def apex_package():
+        add("apex/__init__.py")
+        add("apex/optimizers/__init__.py")
+        add("apex-0.1.dist-info/METADATA", "Metadata-Version: 2.1\nName: apex\nVersion: 0.1\n")
+
+    yield add, apex_package
+    for name in added:
+        sys.modules.pop(name, None)
+
+
+def test_python_only_install_fails_loudly(env):
+    _add, apex_package = env
+    apex_package()
+    report = load_script().verify(REQUEST)
+    assert report["modules"] == {"amp_C": "missing", "fused_layer_norm_cuda": "missing", "fused_dense_cuda": "missing"}
+    assert report["problems"] == [
+        "Python-only APEX install: none of the compiled extensions (amp_C, fused_layer_norm_cuda) is there; it was built "
+        "without APEX_CPP_EXT/APEX_CUDA_EXT or their flags"]
+
+
+def test_optional_extension_may_be_absent_and_skipped_numerics_are_said(env):
+    add, apex_package = env
+    apex_package()
+    add("amp_C.py")
+    add("fused_layer_norm_cuda.py")
+    report = load_script().verify(REQUEST)
+    assert report["problems"] == [] and report["modules"]["fused_dense_cuda"] == "missing"
+    assert report["checks"] == {}
+    assert report["skipped"] == ["amp_C, fused_layer_norm_cuda against torch: no GPU visible to torch"]
+    assert report["apis"]["apex.optimizers"] is True and report["apis"]["apex.amp"] is False
+
+
+def test_an_optional_extension_that_is_there_must_load(env):
+    add, apex_package = env
+    apex_package()
+    add("amp_C.py")
+    add("fused_layer_norm_cuda.py")
+    add("fused_dense_cuda.py", "raise ImportError('undefined symbol: _ZN3c1010Half')\n")
+    report = load_script().verify(REQUEST)
+    assert report["problems"] == [
+        "compiled extensions that do not import: fused_dense_cuda (error: ImportError: undefined symbol: _ZN3c1010Half)"]
+
+
+def test_one_broken_required_extension_is_named(env):
+    add, apex_package = env
+    apex_package()
+    add("amp_C.py")
+    add("fused_layer_norm_cuda.py", "raise OSError('libcudart.so.13: cannot open shared object file')\n")
+    report = load_script().verify(dict(REQUEST, numerics=False))
+    assert report["skipped"] == []
+    assert report["problems"] == ["compiled extensions that do not import: fused_layer_norm_cuda "
+                                  "(error: OSError: libcudart.so.13: cannot open shared object file)"]
+
+
+def test_no_apex_and_missing_legacy_apis_are_problems(env):
+    report = load_script().verify(dict(REQUEST, legacy_apis=True))
+    assert report["apex"] == {"present": False}
+    assert report["problems"][0].startswith("the apex package is not installed in ")
+    assert report["problems"][-1] == ("apex_build_legacy_apis is set but this APEX lacks apex.amp and apex.parallel "
+                                      "(removed after tag 25.05)")
+
+
+def test_probe_finds_ninja_in_the_environment_bin_first(tmp_path, monkeypatch):
+    env_bin = tmp_path / "env" / "bin"
+    env_bin.mkdir(parents=True)
+    (env_bin / "ninja").write_text("#!/bin/sh\n")
+    (env_bin / "ninja").chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(env_bin / "python"))
+    monkeypatch.setenv("PATH", "/nonexistent")
+    probe = load_script().probe()
+    assert probe["build_path"] == "%s:/nonexistent" % env_bin
+    assert probe["build_tools"]["ninja"] == str(env_bin / "ninja")
+    assert probe["build_tools"]["setuptools"] is None or probe["build_tools"]["setuptools"][0].isdigit()
