@@ -67,6 +67,18 @@ def conda_blas_problems(spec, blas=None, where='env'):
     return []
 
 
+def conda_explicit_entries(text):
+    """``conda list --explicit --md5`` output -> its sorted package lines, without the header."""
+    if not isinstance(text, str):
+        raise AnsibleFilterError('conda_explicit_entries: expected the text of conda list --explicit, got %s'
+                                 % type(text).__name__)
+    return ce.explicit_entries(text)
+
+
+def conda_has_credentials(value):
+    return cm.has_credentials(value)
+
+
 def conda_install_argv(packages, prefix, channels=None, conda="conda"):
     """argv of ``conda install`` into ``prefix`` from exactly ``channels``.
 
@@ -97,5 +109,7 @@ class FilterModule(object):
             'conda_condarc_problems': conda_condarc_problems,
             'conda_config_sources': conda_config_sources,
             'conda_environment_file': conda_environment_file,
+            'conda_explicit_entries': conda_explicit_entries,
+            'conda_has_credentials': conda_has_credentials,
             'conda_install_argv': conda_install_argv,
         }

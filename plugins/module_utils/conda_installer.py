@@ -28,7 +28,7 @@ def installer_version_tuple(version):
 def choose_installer(table, flavor, version, architecture, sha256="", url=""):
     """The installer to use: ``{flavor, version, filename, url, sha256, source}``.
 
-    ``table`` is the role's table of vendor checksums: ``{flavor: {"base_url": ..., "filename":
+    ``table`` is the role's table of vendor checksums: ``{flavor: {"base_url": "...[{version}]...", "filename":
     "...{version}...{arch}...", "default_version": ..., "versions": {version: {arch: {"sha256": ...,
     "source": ...}}}}}``. ``version`` empty means the flavor's pinned default. A ``sha256`` given by
     the user is required for a version or architecture the table does not know, and must equal
@@ -61,7 +61,7 @@ def choose_installer(table, flavor, version, architecture, sha256="", url=""):
                          % (flavor, version, arch, ", ".join(sorted(entry["versions"])) or "empty"))
     filename = entry["filename"].format(version=version, arch=arch)
     return {"flavor": flavor, "version": version, "filename": filename, "sha256": sha256, "source": source,
-            "url": url or "%s/%s" % (entry["base_url"].rstrip("/"), filename)}
+            "url": url or "%s/%s" % (entry["base_url"].format(version=version, arch=arch).rstrip("/"), filename)}
 
 
 def install_action(desired, prefix_exists, marker, conda_runs, allow_downgrade=False):

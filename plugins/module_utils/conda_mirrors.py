@@ -13,6 +13,8 @@ import re
 
 # Anaconda.org-style tokens ride in the path: https://host/t/<token>/channel
 _TOKEN = re.compile(r'/t/[^/]+')
+# Basic credentials in a URL (proxies, private mirrors): scheme://user:password@host
+_USERINFO = re.compile(r'(://[^/@\s"\']+:)[^/@\s"\']*@')
 _SOURCE_HEADER = re.compile(r'^==> (.+) <==$')
 _CHANNEL_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._/-]*$')
 SCHEMES = ('http://', 'https://', 'file://')
@@ -161,8 +163,11 @@ def policy_problems(condarc, distribution):
     return problems
 
 
-def condarc_has_token(condarc):
-    return has_token(json.dumps(condarc))
+def has_credentials(value):
+    """Does ``value`` (a URL, or any structure of them: a .condarc, the role's inputs) hold a channel
+    token or a password in a URL?"""
+    text = json.dumps(value, default=str)
+    return bool(_TOKEN.search(text) or _USERINFO.search(text))
 
 
 def parse_show_sources(text):

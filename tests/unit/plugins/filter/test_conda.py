@@ -70,3 +70,32 @@ def test_blas_problems_name_the_declaration():
         "conda_env_envs[0].blas is 'atlas'; expected one of openblas, mkl, blis, netlib"]
     assert problems({'dependencies': ['=bad']}, None, 'conda_env_envs[2]') == [
         'conda_env_envs[2]: dependency =bad is not a conda match spec']
+
+
+def test_explicit_entries_ignore_the_header_that_names_conda():
+    listed = read_conda('conda-list-explicit-md5.txt')
+    assert listed.startswith('# This file may be used to create an environment')
+    # The same env's lock written before conda was upgraded: only the created-by line differs.
+    older = listed.replace('# created-by: conda 26.7', '# created-by: conda 26.5', 1)
+    assert older != listed
+    entries = FILTERS['conda_explicit_entries'](listed)
+    assert entries == FILTERS['conda_explicit_entries'](older) and len(entries) > 1
+    assert all(line.startswith(('https://', 'http://', 'file://')) and '#' in line for line in entries)
+    # One package more or less is a difference.
+    assert FILTERS['conda_explicit_entries'](listed + entries[0].replace('libfoo', 'libbar') + '\n') != entries
+    with pytest.raises(AnsibleFilterError, match='expected the text of conda list --explicit, got NoneType'):
+        FILTERS['conda_explicit_entries'](None)
+
+
+@pytest.mark.parametrize('value, found', [
+    (['https://mirror.example.com/conda'], False),
+    (['https://mirror.example.com/t/tk-1234/conda'], True),
+    ({'private': 'https://conda.example.com/t/abc'}, True),
+    (['conda-forge', 'https://repo.example.com/t/tk-9/private-channel'], True),
+    ({'https': 'http://ops:s3cret@proxy.example.com:3128'}, True),
+    ({'https': 'http://proxy.example.com:3128'}, False),
+    ({'remote_read_timeout_secs': 60, 'ssl_verify': '/etc/ssl/ca.pem'}, False),
+    ([{'channel_alias': 'https://user:pw@mirror.example.com'}], True),
+])
+def test_credentials_are_found_wherever_they_ride(value, found):
+    assert FILTERS['conda_has_credentials'](value) is found

@@ -76,6 +76,15 @@ def test_miniforge_on_arm_uses_its_own_checksum(table):
     chosen = choose_installer(table, "miniforge", "25.3.0-3", "arm64")
     assert chosen["filename"] == "Miniforge3-25.3.0-3-Linux-aarch64.sh"
     assert chosen["sha256"] == "ac89f17b0eec4e98d38a53d1ae688e0f22c77d8ea5b5f008c2455e90ef095339"
+    assert chosen["url"] == ("https://github.com/conda-forge/miniforge/releases/download/25.3.0-3/"
+                             "Miniforge3-25.3.0-3-Linux-aarch64.sh")
+
+
+def test_miniforge_url_follows_the_version_released(table):
+    # Each Miniforge release has its own download folder, named after the version.
+    chosen = choose_installer(table, "miniforge", "25.11.0-1", "x86_64", sha256="cd" * 32)
+    assert chosen["url"] == ("https://github.com/conda-forge/miniforge/releases/download/25.11.0-1/"
+                             "Miniforge3-25.11.0-1-Linux-x86_64.sh")
 
 
 def test_mirror_url_replaces_the_vendor_url_but_not_the_checksum(table):

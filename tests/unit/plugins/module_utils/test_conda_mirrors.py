@@ -59,7 +59,7 @@ def test_tokens_are_redacted():
     assert cm.redact(url) == 'https://repo.example.com/t/<token>/conda-forge' and cm.has_token(url)
     assert cm.summarize(url, [fetch(url + '/noarch/repodata.json', 0.1, 'HTTP 401')])['errors'] == [
         'https://repo.example.com/t/<token>/conda-forge/noarch/repodata.json: HTTP 401']
-    assert cm.condarc_has_token(cm.build_condarc(url, ['conda-forge'], 'miniforge'))
+    assert cm.has_credentials(cm.build_condarc(url, ['conda-forge'], 'miniforge'))
 
 
 def test_condarc_for_miniforge_matches_what_conda_loaded():
@@ -68,7 +68,7 @@ def test_condarc_for_miniforge_matches_what_conda_loaded():
     # The recorded conda 26.7 run loaded this .condarc; every key the role writes reads back the same.
     loaded = yaml.safe_load(cm.parse_show_sources(read_conda('conda-config-show-sources.txt'))[0][1])
     assert dict((k, loaded[k]) for k in condarc) == condarc
-    assert 'default_channels' not in condarc and not cm.condarc_has_token(condarc)
+    assert 'default_channels' not in condarc and not cm.has_credentials(condarc)
 
 
 def test_condarc_with_defaults_for_miniconda():
