@@ -53,6 +53,19 @@ def conda_environment_file(text, path='environment.yml'):
     return spec
 
 
+def conda_environment_problems(spec, where='env', driver_version=None, torch_variant='auto', torch_index=None):
+    """What the conda_env module would refuse in a declared environment (its structure, the
+    PyTorch-channel lint, a torch CUDA variant the driver cannot run): a list of messages naming
+    ``where``, empty when nothing is."""
+    try:
+        ce.normalize_environment(spec, source=where, driver_version=driver_version or None, torch_variant=torch_variant,
+                                 torch_index=(torch_index or ce.PYTORCH_WHEEL_INDEX).rstrip('/') + '/')
+    except ce.CondaEnvError as error:
+        message = str(error)
+        return [message if message.startswith(where) else '%s: %s' % (where, message)]
+    return []
+
+
 def conda_blas_problems(spec, blas=None, where='env'):
     """What is wrong with the BLAS an env asks for (``where.blas`` and the spec's selectors): a list
     of messages naming ``where``, empty when nothing is."""
@@ -109,6 +122,7 @@ class FilterModule(object):
             'conda_condarc_problems': conda_condarc_problems,
             'conda_config_sources': conda_config_sources,
             'conda_environment_file': conda_environment_file,
+            'conda_environment_problems': conda_environment_problems,
             'conda_explicit_entries': conda_explicit_entries,
             'conda_has_credentials': conda_has_credentials,
             'conda_install_argv': conda_install_argv,

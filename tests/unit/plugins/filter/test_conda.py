@@ -99,3 +99,20 @@ def test_explicit_entries_ignore_the_header_that_names_conda():
 ])
 def test_credentials_are_found_wherever_they_ride(value, found):
     assert FILTERS['conda_has_credentials'](value) is found
+
+
+TORCH_ENV = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'pip', {'pip': ['torch==2.11.0']}]}
+
+
+def test_environment_problems_are_the_modules_refusals_named_by_declaration():
+    problems = FILTERS['conda_environment_problems']
+    assert problems(TORCH_ENV, 'conda_env_envs[1].spec', '580.159.04') == []
+    # Debian 12's 535 driver cannot run the cu130 wheels the spec asks for by name.
+    refused = problems(TORCH_ENV, 'conda_env_envs[1].spec', '535.309.01', 'cu130')
+    assert len(refused) == 1 and refused[0].startswith('conda_env_envs[1].spec: torch cu130 wheels (torch 2.11.0) need a '
+                                                       "newer driver than this node's 535.309.01. Fix: use cu128")
+    legacy = {'channels': ['pytorch', 'nvidia'], 'dependencies': ['pytorch=2.6', 'pytorch-cuda=12.4']}
+    assert 'pytorch-cuda' in problems(legacy, 'envs/train.yml', '')[0] and problems(legacy, 'envs/train.yml')[0].startswith(
+        'envs/train.yml: ')
+    assert problems({'dependencies': 'python'}, 'conda_env_envs[0].spec') == [
+        'conda_env_envs[0].spec: dependencies must be a non-empty list']
