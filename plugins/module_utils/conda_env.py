@@ -336,6 +336,25 @@ def installed_packages(conda_list):
     return sorted(records, key=lambda r: r['name'])
 
 
+def foreign_channel_problem(name, environment, installed):
+    """With ``nodefaults`` the env's conda packages must all come from its own channels; a message
+    naming the others and the fix, or None. ``conda env create/update`` take no ``--override-channels``
+    (conda 26) and merge the channels of .condarc, so only the dry run is held to the spec's channels."""
+    if not environment['override_channels']:
+        return None
+    allowed = set()
+    for channel in environment['channels']:
+        allowed.update([channel, channel.rstrip('/').rsplit('/', 1)[-1]])
+    foreign = ['%s (%s)' % (r['name'], r['channel'] or 'unknown channel') for r in installed
+               if r['channel'] != PIP_CHANNEL and r['channel'] not in allowed]
+    if not foreign:
+        return None
+    return ('env %s declares nodefaults and channels %s, but has packages from other channels: %s. conda env update '
+            'adds the channels of .condarc: keep defaults out of them (the mirrors_condarc role does), or recreate the '
+            'env (state: absent, then present) if it was made elsewhere'
+            % (name, ', '.join(environment['channels']), ', '.join(foreign)))
+
+
 def transaction(payload):
     """A ``--json`` transaction -> ``{'link': [...], 'unlink': [...], 'pip': [...]}``; empty for
     "All requested packages already installed."."""

@@ -152,7 +152,9 @@ notes:
     C(path_conflict=clobber) overwrites the files it holds no record of.
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
-    the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice.
+    the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice. The
+    installed packages are checked too: an env that declares C(nodefaults) and holds conda packages from other
+    channels (made elsewhere, or without strict priority) fails, naming them, before and after any change.
 '''
 
 EXAMPLES = r'''
@@ -483,6 +485,9 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                   commands=[], package_changes=ce.package_changes(before, before))
     if marker:
         result['interrupted'] = marker
+    foreign = ce.foreign_channel_problem(name, environment, before) if exists and not marker else None
+    if foreign:
+        raise ce.CondaEnvError(foreign)
     if not reasons:
         result.update(changed=False, lock=lock_result(paths), diff=diff_of(before, before),
                       blas=verified_blas(module, name, prefix, requested, reason, before, result))
@@ -534,6 +539,10 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     shutil.rmtree(paths['work'])
     os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)
+    # After the locks, like the BLAS check: the env is what conda made, and fails now and on every run.
+    foreign = ce.foreign_channel_problem(name, environment, after)
+    if foreign:
+        raise ce.CondaEnvError(foreign)
     # After the locks: an env whose numpy uses another BLAS fails now and on every run until fixed.
     result['blas'] = verified_blas(module, name, prefix, requested, reason, after, result)
     return result

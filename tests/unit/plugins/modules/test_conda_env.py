@@ -6,6 +6,7 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
 import shutil
 
@@ -336,3 +337,38 @@ def test_blas_probe_crash_and_env_without_python_are_named(node, capsys):
     os.unlink(os.path.join(args['prefix'], 'bin', 'python'))
     code, result = run_module(conda_env, dict(args, blas='openblas'), capsys)
     assert code == 1 and 'numpy does not import in %s (the env has no bin/python)' % args['prefix'] in result['msg']
+
+
+def _list_with_libfoo_from(channel):
+    """The recorded ``conda list --json`` of demo-pip, with libfoo as if it came from ``channel``."""
+    records = json.loads(read_conda('conda-list-demo-pip.json'))
+    for record in records:
+        if record['name'] == 'libfoo':
+            record['channel'] = channel
+    return json.dumps(records)
+
+
+def test_nodefaults_env_with_packages_from_another_channel_is_refused(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    fake.answers['list --json'] = (0, _list_with_libfoo_from('pkgs/main'))
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 1 and result['msg'].startswith(
+        'env demo-pip declares nodefaults and channels conda-forge, but has packages from other channels: '
+        'libfoo (pkgs/main). conda env update adds the channels of .condarc')
+    assert 'env update' not in fake.commands()
+    # Without nodefaults the spec accepts what .condarc adds.
+    spec = dict(SPEC, channels=['conda-forge'])
+    fake.answers['list --json'] = (0, _list_with_libfoo_from('conda-forge'))
+    run_module(conda_env, dict(args, spec=spec), capsys)
+    fake.answers['list --json'] = (0, _list_with_libfoo_from('pkgs/main'))
+    code, result = run_module(conda_env, dict(args, spec=spec), capsys)
+    assert code == 0 and 'declares nodefaults' not in json.dumps(result)
+
+
+def test_a_url_channel_allows_its_packages(node, capsys):
+    fake, args, envs = node
+    spec = dict(SPEC, channels=['file:///srv/conda-mirror/conda-forge/', 'nodefaults'])
+    code, result = run_module(conda_env, dict(args, spec=spec), capsys)
+    assert code == 0 and result['changed'] is True, result
