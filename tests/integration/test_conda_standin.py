@@ -44,20 +44,94 @@ def index_rows(folder=RECORDED):
     return [(name, int(rc.split("=")[1]), command) for name, rc, _time, command in rows]
 
 
-def shape(value):
-    """Keys at every level; list items merged; scalars reduced to None (values are volatile)."""
-    if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
+def read_recorded(name, folder=RECORDED):
+    with open(os.path.join(folder, name)) as handle:
+        return handle.read()
+
+
+# JSON paths where the stand-in's keys may differ from the recording's, each with why. Nothing
+# else is let through: keys are compared at every level, in dicts and in the dicts of lists.
+KEYS_NOT_COMPARED = {
+    "$.env_vars": "names of the calling process's environment variables (test_info_env_vars_follow_conda checks the rule)",
+}
+
+
+def kind(value):
+    return "object" if isinstance(value, dict) else "list" if isinstance(value, list) else "scalar"
+
+
+def merged(values):
+    """One recorded value standing for several (the items of a list): objects merged key by key, lists joined."""
+    if all(isinstance(v, dict) for v in values):
+        keys = list(dict.fromkeys(k for v in values for k in v))
+        return {k: merged([v[k] for v in values if k in v]) for k in keys}
+    if all(isinstance(v, list) for v in values):
+        return [item for v in values for item in v]
+    return values[0]
+
+
+def recorded_lists(folder=RECORDED):
+    """{JSON path of a list: its items in every recorded output}: what conda prints where one recording is empty."""
+    found = {}
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, "%s.%s" % (path, key))
+        elif isinstance(value, list):
+            found.setdefault(path, []).extend(value)
+            for item in value:
+                walk(item, path + "[]")
+
+    for name, _rc, _command in index_rows(folder):
+        if name.endswith(".json"):
+            walk(json.loads(read_recorded(name, folder)), "$")
+    return found
+
+
+RECORDED_LISTS = recorded_lists()
+
+
+def key_differences(ours, theirs, known_items, path="$"):
+    """Where our JSON's keys differ from the recorded JSON's, at every level (values are volatile).
+
+    A list's items are each compared with the recorded items merged; where the recorded list is
+    empty, with the items real conda printed at the same path in the other recordings.
+    """
+    if kind(ours) != kind(theirs):
+        return ["%s: %s, recorded %s" % (path, kind(ours), kind(theirs))]
+    if path in KEYS_NOT_COMPARED or kind(ours) == "scalar":
+        return []
+    if isinstance(ours, dict):
+        found = ["%s.%s: not in the recording" % (path, k) for k in ours if k not in theirs]
+        found += ["%s.%s: missing" % (path, k) for k in theirs if k not in ours]
+        for key in ours:
+            if key in theirs:
+                found += key_differences(ours[key], theirs[key], known_items, "%s.%s" % (path, key))
+        return found
+    recorded_items = theirs or known_items.get(path, [])
+    found = []
+    for item in ours:
+        like = [r for r in recorded_items if kind(r) == kind(item)]
+        if like:
+            found += key_differences(item, merged(like), known_items, path + "[]")
+        elif kind(item) != "scalar" or recorded_items:
+            found.append("%s[]: %s item, recorded conda printed none here" % (path, kind(item)))
+    return found
+
+
+def with_recorded_paths(value, recorded_paths):
+    """Our JSON with dict keys that are our paths (``envs_details``) turned into the recording's paths."""
     if isinstance(value, list):
-        merged = {}
-        for item in value:
-            item_shape = shape(item)
-            if isinstance(item_shape, dict):
-                merged.update(item_shape)
-            elif item_shape is not None:
-                return [item_shape]
-        return [merged] if merged else []
-    return None
+        return [with_recorded_paths(item, recorded_paths) for item in value]
+    if not isinstance(value, dict):
+        return value
+    renamed = {}
+    for key, item in value.items():
+        for ours, recorded in sorted(recorded_paths.items(), key=lambda pair: -len(pair[0])):
+            key = key.replace(ours, recorded)
+        renamed[key] = with_recorded_paths(item, recorded_paths)
+    return renamed
 
 
 def packages(data, action):
@@ -93,22 +167,18 @@ def replay(tmp_path_factory, conda_installer, conda_channel_root):
         return base.run(*words[1:], env=env, cwd=str(project))
 
     run.base = base
+    run.recorded_paths = {new: old for old, new in paths.items()}
     return run
 
 
-def read_recorded(name, folder=RECORDED):
-    with open(os.path.join(folder, name)) as handle:
-        return handle.read()
-
-
-def check_against_recording(proc, name, rc, folder=RECORDED):
+def check_against_recording(proc, name, rc, folder=RECORDED, recorded_paths=None):
     assert proc.returncode == rc, "%s: exit %d, recorded %d\n%s%s" % (name, proc.returncode, rc, proc.stdout, proc.stderr)
     recorded = read_recorded(name, folder)
     if name.endswith(".json"):
-        ours, theirs = json.loads(proc.stdout), json.loads(recorded)
-        assert shape(ours) == shape(theirs) or set(shape(ours)) >= set(shape(theirs)), name
+        ours, theirs = with_recorded_paths(json.loads(proc.stdout), recorded_paths or {}), json.loads(recorded)
+        differences = key_differences(ours, theirs, RECORDED_LISTS)
+        assert not differences, "%s: keys differ from real conda's\n%s" % (name, "\n".join(differences))
         if isinstance(theirs, dict):
-            assert set(ours) == set(theirs), "%s: top-level keys differ" % name
             assert ours.get("exception_name") == theirs.get("exception_name")
             assert ours.get("packages") == theirs.get("packages")
             assert ours.get("unsatisfiable") == theirs.get("unsatisfiable")
@@ -140,7 +210,33 @@ def check_against_recording(proc, name, rc, folder=RECORDED):
 def test_stand_in_matches_recorded_conda(replay, name, rc, command):
     if name in NOT_REPLAYED:
         pytest.skip(NOT_REPLAYED[name])
-    check_against_recording(replay(command), name, rc)
+    check_against_recording(replay(command), name, rc, recorded_paths=replay.recorded_paths)
+
+
+def test_keys_not_compared_are_in_the_recording():
+    """An exception that names no recorded object would let a wrong key through unnoticed."""
+    for path in KEYS_NOT_COMPARED:
+        holders = []
+        for name, _rc, _command in index_rows():
+            value = json.loads(read_recorded(name)) if name.endswith(".json") else None
+            for key in path.split(".")[1:]:
+                value = value.get(key) if isinstance(value, dict) else None
+            holders += [name] if isinstance(value, dict) else []
+        assert holders, "KEYS_NOT_COMPARED: %s is an object in no recorded output" % path
+
+
+def test_info_env_vars_follow_conda(replay):
+    """env_vars' keys are left out of the replay: they depend on the environment, by conda's rule."""
+    recorded = json.loads(read_recorded("conda-info.json"))["env_vars"]
+    always = sorted(k for k, v in recorded.items() if v == "<not set>")
+    assert always == ["CIO_TEST", "LD_PRELOAD"]  # listed by real conda although unset
+    proc = replay("conda info --json")
+    shown = json.loads(proc.stdout)["env_vars"]
+    assert all(k in shown for k in always), shown
+    proc = replay("HTTPS_PROXY=http://ml:secret@proxy:3128 SUDO_USER=ml PYTHONUNBUFFERED=1 conda info --json")
+    shown = json.loads(proc.stdout)["env_vars"]
+    assert (shown["HTTPS_PROXY"], shown["SUDO_USER"], shown["PYTHONUNBUFFERED"]) == ("<set>", "ml", "1")
+    assert "secret" not in proc.stdout
 
 
 def test_env_create_over_an_existing_env_silently_recreates_it(replay):

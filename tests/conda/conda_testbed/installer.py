@@ -4,8 +4,12 @@
 prefix: ``bin/conda`` and ``condabin/conda`` (the py-rattler stand-in), ``bin/python`` (a venv-style
 link to the machine's python3 >= 3.10; py-rattler and PyYAML ride in the payload, so nothing is
 fetched on the node), ``conda-meta/history``, ``etc/profile.d/conda.sh``, ``pkgs/``, ``envs/``.
-Exit codes and messages follow the real installer: 0 done; 1 ``ERROR: File or directory already
-exists: '<prefix>'`` without ``-u``; 2 usage. ``-u`` updates in place, keeping ``envs/``.
+Exit codes and messages follow the real installer (conda/constructor's ``header.sh``): 0 done;
+1 ``ERROR: File or directory already exists: '<prefix>'`` (stderr) without ``-u`` or ``-f``,
+1 ``ERROR: did not recognize option '?', please try -h`` (stdout) for an unknown option or ``-p``
+without a value, 1 for a prefix with spaces or one that cannot be created; 2 after ``-h`` (the usage,
+stdout). Its own: 2 without ``-b`` (the real one would prompt for the license) and 1 when the node
+has no python3 >= 3.10. ``-u`` updates in place, keeping ``envs/``.
 
 The payload is copied from the controller's tooling venv (tests run on Debian 12 x86_64 and the
 nodes are Debian 12 too; py-rattler's wheel is abi3 manylinux2014). A sha256 file is written next
@@ -57,7 +61,7 @@ while getopts "bfhp:u" x; do
         p) PREFIX="$OPTARG" ;;
         u) UPDATE=1 ;;
         h) usage; exit 2 ;;
-        ?) printf "ERROR: did not recognize option '%s', please try -h\n" "$x" >&2; exit 2 ;;
+        ?) printf "ERROR: did not recognize option '%s', please try -h\n" "$x"; exit 1 ;;
     esac
 done
 if [ "$BATCH" = 0 ]; then
@@ -79,7 +83,10 @@ if [ -z "$PYTHON" ] || ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (
 fi
 PYTHON="$("$PYTHON" -c 'import os, sys; print(os.path.realpath(sys.executable))')"
 PYVER="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-mkdir -p "$PREFIX" || exit 1
+if ! mkdir -p "$PREFIX"; then
+    printf "ERROR: Could not create directory: '%s'.\n" "$PREFIX" >&2
+    exit 1
+fi
 PREFIX="$(cd "$PREFIX" && pwd)"
 echo "PREFIX=$PREFIX"
 echo "Unpacking payload ..."

@@ -712,6 +712,19 @@ def run_pip(out, prefix, env_file):
 # ---------------------------------------------------------------------------------------------
 # commands
 
+# conda info lists these whether set or not, then the caller's CONDA*, PYTHON*, SUDO* and *PATH
+# variables; *PROXY ones are listed without their value (it may hold credentials).
+INFO_ENV_VARS = ("CIO_TEST", "CURL_CA_BUNDLE", "LD_PRELOAD", "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE")
+
+
+def info_env_vars(environ):
+    names = set(INFO_ENV_VARS)
+    names.update(n for n in environ if n.upper().startswith(("CONDA", "PYTHON", "SUDO")) or n.upper().endswith("PATH"))
+    shown = {n: environ.get(n, environ.get(n.lower(), "<not set>")) for n in sorted(names)}
+    shown.update({n: "<set>" for n in environ if n.upper().endswith("PROXY")})
+    return shown
+
+
 def cmd_info(ctx, args, out):
     if args.envs:
         return cmd_env_list(ctx, args, out)
@@ -735,7 +748,7 @@ def cmd_info(ctx, args, out):
             "tmp_dir": tempfile.gettempdir(), "notices_cache_dir": os.path.expanduser("~/.cache/conda/notices"),
             "UID": os.getuid(), "GID": os.getgid(), "sys.version": sys.version, "sys.prefix": sys.prefix,
             "sys.executable": sys.executable, "site_dirs": [],
-            "env_vars": {k: v for k, v in os.environ.items() if k.startswith("CONDA_")},
+            "env_vars": info_env_vars(os.environ),
             "envs_details": {p: ctx.env_details(p) for p in envs}}
     if out.json:
         out.emit_json(data)

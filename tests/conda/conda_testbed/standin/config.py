@@ -134,6 +134,12 @@ class Config:
         return configured or [os.path.join(self.root, "pkgs")]
 
     @property
+    def conda_build_local_paths(self):
+        """The ``local`` multichannel: conda lists conda-build's output folders only where they exist."""
+        candidates = [os.path.join(self.root, "conda-bld"), os.path.expanduser("~/conda-bld")]
+        return [p for i, p in enumerate(candidates) if os.path.isdir(p) and p not in candidates[:i]]
+
+    @property
     def offline(self):
         return bool(self.get("offline", False)) or self.environ.get("CONDA_OFFLINE", "").lower() in ("1", "true", "yes")
 
@@ -192,7 +198,7 @@ class Config:
         custom.setdefault("pkgs/pro", channel_object("https://repo.anaconda.com/pkgs/pro", name="pkgs/pro"))
         shown["custom_channels"] = custom
         shown["custom_multichannels"] = {"defaults": shown["default_channels"],
-                                         "local": [channel_object("file://" + os.path.join(self.root, "conda-bld"), name="conda-bld")]}
+                                         "local": [channel_object("file://" + p) for p in self.conda_build_local_paths]}
         shown["envs_dirs"] = self.envs_dirs
         shown["pkgs_dirs"] = self.pkgs_dirs
         shown["root_prefix"] = self.root
