@@ -153,7 +153,7 @@ notes:
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
     the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice. The
-    installed packages are checked too: an env that declares C(nodefaults) and holds conda packages from other
+    installed packages are checked too; an env that declares C(nodefaults) and holds conda packages from other
     channels (made elsewhere, or without strict priority) fails, naming them, before and after any change.
 '''
 
