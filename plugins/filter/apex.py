@@ -16,6 +16,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.apex_build import
     cache_entry,
     cache_key,
     legacy_apis_ref,
+    overrides_memory_problem,
     parse_setup_py,
 )
 
@@ -32,6 +33,13 @@ def apex_build_settings_filter(plan, cpus, memory_mib, cuda_home=None, arch_list
         return build_settings(plan, cpus, memory_mib, cuda_home, arch_list, mib_per_job, overrides)
     except (KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError("apex_build_settings: %s" % exc)
+
+
+def apex_build_overrides_problem_filter(overrides, memory_mib, cuda=True, mib_per_job=3686):
+    try:
+        return overrides_memory_problem(overrides, memory_mib, cuda, mib_per_job)
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("apex_build_overrides_problem: %s" % exc)
 
 
 def apex_cache_key_filter(inputs):
@@ -59,6 +67,7 @@ class FilterModule(object):
         return {
             "apex_build_plan": apex_build_plan_filter,
             "apex_build_settings": apex_build_settings_filter,
+            "apex_build_overrides_problem": apex_build_overrides_problem_filter,
             "apex_cache_key": apex_cache_key_filter,
             "apex_cache_entry": apex_cache_entry_filter,
             "apex_build_blockers": apex_build_blockers_filter,

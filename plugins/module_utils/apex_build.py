@@ -167,11 +167,7 @@ def build_parallelism(cpus, memory_mib, extensions, arch_count, cuda, mib_per_jo
     max_jobs = fixed.get("max_jobs") or max(1, min(cpus, memory_jobs // (parallel * threads)))
     peak = max_jobs * parallel * threads
     if peak > memory_jobs:
-        raise ValueError(
-            "MAX_JOBS %d x APEX_PARALLEL_BUILD %d x nvcc threads %d = %d compiler processes, at %d MiB each, need %d MiB; "
-            "the node has %d MiB available (room for %d). Lower apex_build_max_jobs, apex_build_parallel_build or "
-            "apex_build_nvcc_threads, or set them to 0 to size the build from the node"
-            % (max_jobs, parallel, threads, peak, int(mib_per_job), peak * int(mib_per_job), int(memory_mib), memory_jobs))
+        raise ValueError(_memory_refusal(max_jobs, parallel, threads, memory_mib, mib_per_job))
     return {
         "max_jobs": max_jobs,
         "parallel_build": parallel,
@@ -179,6 +175,26 @@ def build_parallelism(cpus, memory_mib, extensions, arch_count, cuda, mib_per_jo
         "peak_jobs": peak,
         "memory_jobs": memory_jobs,
     }
+
+
+def _memory_refusal(max_jobs, parallel, threads, memory_mib, mib_per_job):
+    peak, memory_jobs = max_jobs * parallel * threads, max(1, int(memory_mib) // max(1, int(mib_per_job)))
+    return ("MAX_JOBS %d x APEX_PARALLEL_BUILD %d x nvcc threads %d = %d compiler processes, at %d MiB each, need %d MiB; "
+            "the node has %d MiB available (room for %d). Lower apex_build_max_jobs, apex_build_parallel_build or "
+            "apex_build_nvcc_threads, or set them to 0 to size the build from the node"
+            % (max_jobs, parallel, threads, peak, int(mib_per_job), peak * int(mib_per_job), int(memory_mib), memory_jobs))
+
+
+def overrides_memory_problem(overrides, memory_mib, cuda, mib_per_job=DEFAULT_MIB_PER_JOB):
+    """The refusal build_parallelism() is certain to make, known before the source is read: the
+    factors the user set (the others counted as 1) already need more memory than the node has.
+    None when they fit; the build itself then sizes the rest and checks the whole product."""
+    fixed = dict((name, int(value)) for name, value in (overrides or {}).items() if value and int(value) > 0)
+    max_jobs, parallel = fixed.get("max_jobs", 1), fixed.get("parallel_build", 1)
+    threads = fixed.get("nvcc_threads", 1) if cuda else 1
+    if max_jobs * parallel * threads <= max(1, int(memory_mib) // max(1, int(mib_per_job))):
+        return None
+    return _memory_refusal(max_jobs, parallel, threads, memory_mib, mib_per_job)
 
 
 def build_environment(plan, parallelism, cuda_home, arch_list):

@@ -32,10 +32,6 @@ def redact(url):
     return _TOKEN.sub('/t/<token>', url)
 
 
-def has_token(url):
-    return bool(_TOKEN.search(url or ''))
-
-
 def validate_url(url, what):
     """A mirror base URL without its trailing slash; raises MirrorError naming ``what``."""
     if not isinstance(url, str) or not url.startswith(SCHEMES) or len(url.rstrip('/')) <= len('file://'):

@@ -208,6 +208,26 @@ def test_overrides_that_do_not_fit_the_memory_are_refused_with_the_numbers():
         apex_build.build_settings(plan, 64, 128 * 1024, "/usr/local/cuda", "9.0", overrides={"max_jobs": 40})
 
 
+@pytest.mark.parametrize("overrides, cuda, refused", [
+    ({"max_jobs": 16, "parallel_build": 4, "nvcc_threads": 2}, True, True),   # 128 > 35
+    ({"max_jobs": 16, "parallel_build": 4, "nvcc_threads": 2}, False, True),  # 64 > 35: threads do not count
+    ({"max_jobs": 16, "parallel_build": 2, "nvcc_threads": 2}, False, False),  # 32 fit
+    ({"max_jobs": 35, "parallel_build": 0, "nvcc_threads": 0}, True, False),   # exactly the room
+    ({"max_jobs": 36}, True, True),
+    ({}, True, False),
+])
+def test_overrides_known_not_to_fit_are_found_before_the_source_is_read(overrides, cuda, refused):
+    problem = apex_build.overrides_memory_problem(overrides, 128 * 1024, cuda)
+    assert (problem is not None) is refused
+    if refused:
+        # The same refusal the build's own sizing makes with these factors.
+        assert problem.endswith("Lower apex_build_max_jobs, apex_build_parallel_build or apex_build_nvcc_threads, "
+                                "or set them to 0 to size the build from the node") and "(room for 35)" in problem
+    if not refused and overrides:
+        plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_HEAD), True, cuda, [])
+        apex_build.build_settings(plan, 64, 128 * 1024, "/usr/local/cuda", "9.0", overrides=overrides)
+
+
 def test_cpu_settings_carry_no_cuda_variables_and_legacy_no_parallel_variable():
     plan = apex_build.build_plan(apex_build.parse_setup_py(APEX_25_05), True, False, [])
     settings = apex_build.build_settings(plan, 2, 20000, "", "", overrides={"nvcc_threads": 4})

@@ -56,7 +56,7 @@ def test_rank_and_choose_the_fastest_healthy_with_fallbacks_in_order():
 
 def test_tokens_are_redacted():
     url = 'https://repo.example.com/t/ab-12cd/conda-forge'
-    assert cm.redact(url) == 'https://repo.example.com/t/<token>/conda-forge' and cm.has_token(url)
+    assert cm.redact(url) == 'https://repo.example.com/t/<token>/conda-forge' and cm.has_credentials(url)
     assert cm.summarize(url, [fetch(url + '/noarch/repodata.json', 0.1, 'HTTP 401')])['errors'] == [
         'https://repo.example.com/t/<token>/conda-forge/noarch/repodata.json: HTTP 401']
     assert cm.has_credentials(cm.build_condarc(url, ['conda-forge'], 'miniforge'))
