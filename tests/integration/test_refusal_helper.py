@@ -1,0 +1,129 @@
+"""The scenarios' refusal helper (molecule/resources/tasks/refuse.yml) can fail.
+
+Each test runs the helper on this machine against a throwaway role and a snapshot folder of its
+own: a role that accepts everything, one that fails for another reason, one that refuses but
+changes a file, and one that refuses properly (the only play that may pass).
+"""
+
+import os
+import textwrap
+
+import pytest
+from conftest import REPO_ROOT, VENV_BIN, recap, run
+
+HELPER = os.path.join(REPO_ROOT, "molecule", "resources", "tasks", "refuse.yml")
+
+ROLES = {
+    # Accepts every input: the helper must fail the play.
+    "accepts_all": """
+        - name: Do nothing with the input
+          ansible.builtin.debug:
+            msg: "accepted {{ bad_input }}"
+        """,
+    # Fails, but not with the expected message.
+    "fails_otherwise": """
+        - name: Fail for an unrelated reason
+          ansible.builtin.fail:
+            msg: "the disk is on fire"
+        """,
+    # Refuses with the expected message, after writing into the snapshot folder.
+    "refuses_after_change": """
+        - name: Change a managed file first
+          ansible.builtin.copy:
+            dest: "{{ managed_dir }}/config"
+            content: "changed\\n"
+            mode: "0644"
+
+        - name: Refuse
+          ansible.builtin.fail:
+            msg: "bad_input must be a number, got {{ bad_input }}"
+        """,
+    # Refuses in a loop item: the task's own message is only "One or more items failed".
+    "refuses_in_loop": """
+        - name: Check each input
+          ansible.builtin.assert:
+            that: item is number
+            fail_msg: "bad_input must be a number, got {{ item }}"
+          loop: ["{{ bad_input }}"]
+        """,
+    # Refuses before touching anything.
+    "refuses": """
+        - name: Refuse
+          ansible.builtin.fail:
+            msg: "bad_input must be a number, got {{ bad_input }}"
+        """,
+}
+
+
+@pytest.fixture(name="playbook")
+def fixture_playbook(tmp_path):
+    """A playbook on localhost that runs the helper against role NAME, snapshotting tmp_path/managed."""
+    managed = tmp_path / "managed"
+    managed.mkdir()
+    (managed / "config").write_text("original\n")
+    for name, tasks in ROLES.items():
+        (tmp_path / "roles" / name / "tasks").mkdir(parents=True)
+        (tmp_path / "roles" / name / "tasks" / "main.yml").write_text("---\n" + textwrap.dedent(tasks))
+
+    def write(role):
+        path = tmp_path / ("play-%s.yml" % role)
+        path.write_text(textwrap.dedent("""\
+            - name: Feed {role} a bad input through the refusal helper
+              hosts: localhost
+              gather_facts: false
+              tasks:
+                - name: Refuse a string where a number belongs
+                  ansible.builtin.include_tasks: {helper}
+                  vars:
+                    refusal_role: {role}
+                    refusal_expect: ["bad_input must be a number", "got seven"]
+                    refusal_snapshot_paths: ["{managed}"]
+                    managed_dir: "{managed}"
+                    bad_input: seven
+            """).format(role=role, helper=HELPER, managed=managed))
+        return path
+
+    def play(role):
+        proc = run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(write(role)),
+                    "-e", "ansible_python_interpreter=%s" % os.path.join(VENV_BIN, "python")],
+                   env={"ANSIBLE_ROLES_PATH": str(tmp_path / "roles")}, check=False)
+        return proc, recap(proc.stdout).get("localhost", {})
+
+    return play
+
+
+def test_a_role_that_accepts_everything_fails_the_play(playbook):
+    proc, counts = playbook("accepts_all")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    assert "accepts_all accepted an input it must refuse" in proc.stdout
+    assert 'accepted an input it must refuse (expected a failure naming ["bad_input must be a number", "got seven"])' \
+        in proc.stdout
+
+
+def test_a_failure_without_the_expected_message_fails_the_play(playbook):
+    proc, counts = playbook("fails_otherwise")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    assert "fails_otherwise failed without" in proc.stdout
+    assert "the disk is on fire" in proc.stdout
+
+
+def test_a_refusal_that_changed_the_node_fails_the_play(playbook):
+    proc, counts = playbook("refuses_after_change")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    assert "refuses_after_change changed the node while refusing" in proc.stdout
+    assert "/managed/config f 644" in proc.stdout
+
+
+def test_a_refusal_in_a_loop_item_is_found(playbook):
+    proc, counts = playbook("refuses_in_loop")
+    assert proc.returncode == 0, proc.stdout
+    assert counts["failed"] == 0 and counts["rescued"] == 1
+
+
+def test_a_refusal_that_names_the_problem_and_changes_nothing_passes(playbook):
+    proc, counts = playbook("refuses")
+    assert proc.returncode == 0, proc.stdout
+    assert counts["failed"] == 0 and counts["rescued"] == 1
