@@ -53,13 +53,15 @@ def conda_environment_file(text, path='environment.yml'):
     return spec
 
 
-def conda_environment_problems(spec, where='env', driver_version=None, torch_variant='auto', torch_index=None):
+def conda_environment_problems(spec, where='env', driver_version=None, torch_variant='auto', torch_index=None,
+                               gpu_present=None):
     """What the conda_env module would refuse in a declared environment (its structure, the
     PyTorch-channel lint, a torch CUDA variant the driver cannot run): a list of messages naming
     ``where``, empty when nothing is."""
     try:
         ce.normalize_environment(spec, source=where, driver_version=driver_version or None, torch_variant=torch_variant,
-                                 torch_index=(torch_index or ce.PYTORCH_WHEEL_INDEX).rstrip('/') + '/')
+                                 torch_index=(torch_index or ce.PYTORCH_WHEEL_INDEX).rstrip('/') + '/',
+                                 gpu_present=gpu_present)
     except ce.CondaEnvError as error:
         message = str(error)
         return [message if message.startswith(where) else '%s: %s' % (where, message)]
@@ -114,9 +116,19 @@ def conda_install_argv(packages, prefix, channels=None, conda="conda"):
     return argv + list(packages)
 
 
+def conda_env_published(declared, conda_prefix, lock_dir=None, results=None, env_name='', env_prefix=''):
+    """conda_env's result facts: ``{envs: {name: {...}}, target: {...} or None}`` (see the doc file)."""
+    try:
+        envs = ce.published_envs(declared or [], conda_prefix, lock_dir or None, results or [])
+        return {'envs': envs, 'target': ce.target_env(envs, env_name or '', env_prefix or '')}
+    except ce.CondaEnvError as error:
+        raise AnsibleFilterError(str(error))
+
+
 class FilterModule(object):
     def filters(self):
         return {
+            'conda_env_published': conda_env_published,
             'conda_blas_problems': conda_blas_problems,
             'conda_condarc': conda_condarc,
             'conda_condarc_problems': conda_condarc_problems,

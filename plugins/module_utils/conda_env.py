@@ -16,6 +16,7 @@ __metaclass__ = type
 
 import hashlib
 import json
+import os
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
@@ -122,7 +123,8 @@ def _torch_pin(pip_lines):
     return None
 
 
-def choose_torch_index(pip_lines, source, driver_version=None, requested='auto', index_base=PYTORCH_WHEEL_INDEX):
+def choose_torch_index(pip_lines, source, driver_version=None, requested='auto', index_base=PYTORCH_WHEEL_INDEX,
+                       gpu_present=None):
     """Fit the PyTorch wheel variant of a pip section to the node's driver.
 
     Returns ``(pip_lines, choice, warnings)``. ``choice`` is None when the section installs no
@@ -132,6 +134,8 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     variant such as "cu126" / "cpu") an ``--extra-index-url`` line for the variant goes first:
     its builds carry a local label, which pip ranks above PyPI's build of the same version.
     A variant the driver cannot run is refused before anything changes, naming the one that fits.
+    ``gpu_present`` False (the node has no NVIDIA GPU) makes "auto" the CPU build: a CUDA build
+    would only carry gigabytes of CUDA libraries that nothing on the node can use.
     """
     if requested not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(requested or ''):
         raise CondaEnvError('torch_cuda_variant %r: expected auto, none, cpu or a CUDA variant such as cu128' % (requested,))
@@ -168,6 +172,10 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
         lines = list(pip_lines) if fixed else ['--extra-index-url %s%s' % (index_base, variant)] + list(pip_lines)
         return lines, {'variant': variant, 'series': series, 'support': support, 'chosen_by': chosen_by,
                        'index': None if fixed else index_base + variant}, warnings
+    if gpu_present is False:
+        choice = {'variant': 'cpu', 'series': series, 'support': 'cpu', 'chosen_by': 'no NVIDIA GPU on the node',
+                  'index': index_base + 'cpu'}
+        return ['--extra-index-url %s' % choice['index']] + list(pip_lines), choice, warnings
     if not driver_version:
         return list(pip_lines), None, ['%s: the torch CUDA variant is not chosen, the driver version is unknown '
                                        '(gather aistack.gpu_node.gpu_facts or set the driver version)' % source]
@@ -188,7 +196,8 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     return ['--extra-index-url %s' % choice['index']] + list(pip_lines), choice, warnings
 
 
-def normalize_environment(spec, source='spec', driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX):
+def normalize_environment(spec, source='spec', driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX,
+                          gpu_present=None):
     """Validate an environment.yml mapping and return it in the form the module works with:
     ``{channels, override_channels, conda, pip, variables, warnings}``. ``nodefaults`` is taken out
     of the channels (real conda 26.7 fails on it) and turns into ``override_channels``."""
@@ -225,7 +234,7 @@ def normalize_environment(spec, source='spec', driver_version=None, torch_varian
         raise CondaEnvError('%s: variables must be a mapping of name to value' % source)
     warnings = _torch_lint(conda_specs, channels, driver_version)
     pip_lines, torch_choice, torch_warnings = choose_torch_index([line.strip() for line in pip_lines or []], source,
-                                                                 driver_version, torch_variant, torch_index)
+                                                                 driver_version, torch_variant, torch_index, gpu_present)
     return {
         'channels': [c.strip() for c in channels if c.strip() != NODEFAULTS],
         'override_channels': NODEFAULTS in [c.strip() for c in channels],
@@ -259,6 +268,78 @@ def render_environment(name, environment):
 # ---------------------------------------------------------------------------
 # conda --json outputs
 # ---------------------------------------------------------------------------
+
+def env_files(lock_dir, name):
+    """The files conda_env keeps in ``lock_dir`` for env ``name``: the spec applied, the explicit lock,
+    the from-history export, the in-progress marker of a change and that change's work folder."""
+    return {
+        'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
+        'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
+        'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+        'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
+        'work': os.path.join(lock_dir, '.%s.applying' % name),
+    }
+
+
+def published_envs(declared, conda_prefix, lock_dir=None, results=None):
+    """conda_env's result fact: per declared env (``{name, prefix?, state?, primary?}``), by name,
+    ``{name, prefix, python, state, primary, lock: {explicit, from_history, spec, marker, sha256}, blas,
+    torch_variant, last_change}``. ``results`` are this run's module results (each with its ``item``);
+    an env the module did not run on this time (its tag not selected, conda not there yet in check
+    mode) gets conda's default prefix, ``<conda_prefix>/envs/<name>``, and null run details."""
+    by_name = dict((r['item']['name'], r) for r in results or [] if isinstance(r, dict) and r.get('item'))
+    envs = {}
+    for entry in declared:
+        name = entry['name']
+        result = by_name.get(name, {})
+        prefix = result.get('prefix') or entry.get('prefix') or os.path.join(conda_prefix, 'envs', name)
+        files = env_files(lock_dir or os.path.dirname(prefix.rstrip('/')), name)
+        ran = 'prefix' in result
+        envs[name] = {
+            'name': name,
+            'prefix': prefix,
+            'python': os.path.join(prefix, 'bin', 'python'),
+            'state': entry.get('state', 'present'),
+            'primary': bool(entry.get('primary', False)),
+            'lock': dict([(key, files[key]) for key in ('explicit', 'from_history', 'spec', 'marker')]
+                         + [('sha256', (result.get('lock') or {}).get('sha256'))]),
+            'blas': result.get('blas') if ran else None,
+            'torch_variant': result.get('torch_variant') if ran else None,
+            'last_change': {'changed': bool(result.get('changed')), 'commands': result.get('commands', []),
+                            'drift': result.get('drift', []), 'package_changes': result.get('package_changes')}
+            if ran else None,
+        }
+    return envs
+
+
+def target_env(envs, name='', prefix=''):
+    """The one environment the env roles (apex_build, numa_tuning, jupyter_kernel, gpu_validate,
+    node_manifest) work on: ``prefix`` (a user-named prefix, e.g. a venv), else the env ``name``,
+    else the env marked primary, else the first present env; None when there is none.
+    Raises CondaEnvError naming the variable at fault."""
+    if prefix:
+        if not os.path.isabs(prefix):
+            raise CondaEnvError('aistack_env_prefix must be an absolute path, got %r' % prefix)
+        prefix = prefix.rstrip('/') or '/'
+        return {'name': os.path.basename(prefix) or prefix, 'prefix': prefix, 'python': os.path.join(prefix, 'bin', 'python'),
+                'conda': False, 'chosen_by': 'aistack_env_prefix'}
+    present = [env for env in envs.values() if env['state'] == 'present']
+    if name:
+        if name not in envs or envs[name]['state'] != 'present':
+            raise CondaEnvError('aistack_env_name: no environment %r among the present envs of conda_env_envs (%s)'
+                                % (name, ', '.join(sorted(env['name'] for env in present)) or 'none'))
+        chosen, chosen_by = envs[name], 'aistack_env_name'
+    else:
+        primaries = [env for env in present if env['primary']]
+        if len(primaries) > 1:
+            raise CondaEnvError('conda_env_envs: more than one env is marked primary (%s); mark one, or set aistack_env_name'
+                                % ', '.join(sorted(env['name'] for env in primaries)))
+        if not present:
+            return None
+        chosen, chosen_by = (primaries[0], 'primary') if primaries else (present[0], 'first env of conda_env_envs')
+    return {'name': chosen['name'], 'prefix': chosen['prefix'], 'python': chosen['python'], 'conda': True,
+            'chosen_by': chosen_by}
+
 
 def parse_json(stdout, command):
     """The JSON object or list conda printed. Progress or pip text may come first, so the JSON is

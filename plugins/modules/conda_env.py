@@ -90,6 +90,11 @@ options:
         C(torch), C(torchvision) or C(torchaudio) (see O(torch_cuda_variant)), checks a variant the spec names itself, and
         names the fitting index when a spec asks for the retired PyTorch conda channel.
     type: str
+  gpu_present:
+    description:
+      - Whether the node has an NVIDIA GPU (C(ansible_facts.aistack_gpu.state != 'no_gpu')). V(false) makes
+        O(torch_cuda_variant=auto) install the CPU build of torch (variant C(cpu)); unset, only the driver version decides.
+    type: bool
   torch_cuda_variant:
     description:
       - Which PyTorch wheel variant a pip section that installs PyTorch projects gets, unless the spec names one (an
@@ -360,16 +365,6 @@ def write_text(module, path, text):
     module.atomic_move(temporary, path)
 
 
-def lock_paths(lock_dir, name):
-    return {
-        'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
-        'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
-        'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
-        'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
-        'work': os.path.join(lock_dir, '.%s.applying' % name),
-    }
-
-
 def locate(conda, name, prefix):
     """(env prefix, base prefix) from ``conda info --json``."""
     envs_dirs, _envs, root = ce.env_prefixes(conda.json('info'))
@@ -464,11 +459,12 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
                                            driver_version=params['driver_version'],
                                            torch_variant=params['torch_cuda_variant'],
-                                           torch_index=params['torch_index'].rstrip('/') + '/')
+                                           torch_index=params['torch_index'].rstrip('/') + '/',
+                                           gpu_present=params['gpu_present'])
     requested, reason = cb.requested_blas(environment['conda'], params['blas'], source='spec of env %s' % name)
     rendered = ce.render_environment(name, environment)
     spec_sha256 = ce.sha256_text(rendered)
-    paths = lock_paths(lock_dir, name)
+    paths = ce.env_files(lock_dir, name)
     marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
     prefix_existed = os.path.isdir(prefix)
@@ -549,7 +545,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
 
 
 def ensure_absent(module, conda, name, prefix, lock_dir):
-    paths = lock_paths(lock_dir, name)
+    paths = ce.env_files(lock_dir, name)
     marker = read_marker(paths)
     exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
     removal = ce.absent_plan(exists, os.path.isdir(prefix), marker)
@@ -589,6 +585,7 @@ def main():
             prefix=dict(type='path'),
             lock_dir=dict(type='path'),
             driver_version=dict(type='str'),
+            gpu_present=dict(type='bool'),
             torch_cuda_variant=dict(type='str', default='auto'),
             torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
             environment=dict(type='dict', default={}),

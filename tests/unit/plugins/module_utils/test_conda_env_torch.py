@@ -113,3 +113,25 @@ def test_the_chosen_index_is_part_of_the_rendered_spec():
     assert environment['torch_variant']['variant'] == 'cu130'
     assert '      - "--extra-index-url https://download.pytorch.org/whl/cu130"' in ce.render_environment('torch', environment)
     assert ce.normalize_environment(spec, SOURCE, driver_version=H200_DRIVER, torch_variant='none')['pip'] == ['torch==2.11.0']
+
+
+def test_a_node_without_a_gpu_gets_the_cpu_build():
+    lines, choice, warnings = ce.choose_torch_index(['torch', 'ipykernel'], SOURCE, driver_version=None, gpu_present=False)
+    assert lines == ['--extra-index-url https://download.pytorch.org/whl/cpu', 'torch', 'ipykernel']
+    assert choice == {'variant': 'cpu', 'series': None, 'support': 'cpu', 'chosen_by': 'no NVIDIA GPU on the node',
+                      'index': 'https://download.pytorch.org/whl/cpu'}
+    assert warnings == []
+
+
+def test_a_variant_named_by_the_user_wins_over_the_missing_gpu():
+    _lines, choice, _warnings = ce.choose_torch_index(['torch==2.11.0'], SOURCE, requested='cu130', gpu_present=False)
+    assert choice['variant'] == 'cu130' and choice['chosen_by'] == 'torch_cuda_variant'
+
+
+def test_an_unknown_gpu_state_leaves_the_variant_to_the_driver():
+    # No facts gathered: neither "no GPU" nor a driver is known, so nothing is chosen (and it says so).
+    lines, choice, warnings = ce.choose_torch_index(['torch'], SOURCE)
+    assert lines == ['torch'] and choice is None
+    assert 'the driver version is unknown' in warnings[0]
+    # A GPU and its driver: the driver decides, as before.
+    assert ce.choose_torch_index(['torch==2.11.0'], SOURCE, H200_DRIVER, gpu_present=True)[1]['variant'] == 'cu130'
