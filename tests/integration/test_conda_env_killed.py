@@ -130,13 +130,15 @@ def test_create_killed_outside_the_module_is_updated_into_shape(conda_base, tmp_
     assert run(base, AFTER)["changed"] is False
 
 
-def record_manifest(base, tmp_path, lock):
-    """Runs the node_manifest role on this machine for one lock file; returns (rc, stdout, manifest)."""
+def record_manifest(base, tmp_path, lock, marker):
+    """Runs the node_manifest role on this machine with env demo as conda_env publishes it (the part
+    node_manifest reads: its lock and in-progress marker); returns (rc, stdout, manifest)."""
     playbook = tmp_path / "manifest.yml"
     manifest = tmp_path / "aistack.fact"
-    playbook.write_text(json.dumps([{"hosts": "localhost", "gather_facts": False, "roles": [{
-        "role": "aistack.gpu_node.node_manifest", "node_manifest_path": str(manifest),
-        "node_manifest_lock_files": [lock]}]}]))
+    published = {"demo": {"name": "demo", "state": "present", "lock": {"explicit": lock, "marker": marker}}}
+    playbook.write_text(json.dumps([{"hosts": "localhost", "gather_facts": False, "vars": {"conda_env_info": published},
+                                     "roles": [{"role": "aistack.gpu_node.node_manifest", "node_manifest_path": str(manifest),
+                                                "node_manifest_python": ""}]}]))
     env = dict(base.env, PATH=VENV_BIN + os.pathsep + base.env["PATH"], ANSIBLE_CONFIG=os.path.join(REPO_ROOT, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO_ROOT, ".cache", "collections"), ANSIBLE_FORCE_COLOR="false")
     proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-i", "localhost,", "-c", "local",
@@ -153,12 +155,12 @@ def test_manifest_refuses_the_lock_of_an_unfinished_change(conda_base, tmp_path)
     lock, marker = (os.path.join(base.prefix, "envs", "demo" + suffix) for suffix in (".explicit.txt", ".in-progress.json"))
     assert os.path.exists(lock) and os.path.exists(marker)
 
-    rc, out, recorded = record_manifest(base, tmp_path, lock)
+    rc, out, recorded = record_manifest(base, tmp_path, lock, marker)
     assert rc == 2 and recorded is None, out
     assert "node_manifest: lock file %s (node_manifest_lock_files) belongs to an env whose last change did not " \
            "finish (%s exists)" % (lock, marker) in " ".join(out.split()), out
 
     assert run(base, AFTER)["changed"] is True and not os.path.exists(marker)
-    rc, out, recorded = record_manifest(base, tmp_path, lock)
+    rc, out, recorded = record_manifest(base, tmp_path, lock, marker)
     with open(lock, "rb") as handle:
         assert rc == 0 and recorded["provision"]["env_locks"] == {lock: hashlib.sha256(handle.read()).hexdigest()}, out
