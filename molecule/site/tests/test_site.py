@@ -1,9 +1,12 @@
 """site.yml on a fresh node ends in one working environment, read through the facts the roles published.
 
-Then the drift loop users schedule: check mode changes nothing, tools/aistack-drift is clean,
-six tamperings (the first three are what users really break: a package in the env, the
-kernelspec, the thread activation hook) are each named exactly, a converge repairs them, and
-the drift check is clean again.
+Then check mode is proven dry byte for byte, on this provisioned node and on a second, fresh one:
+a snapshot of every path under /etc, /opt, /usr/local, /var/lib and the homes (type, mode, owner,
+size, sha256 of files, link target) and the package database are the same before and after
+`site.yml --check --diff`. Then the drift loop users schedule: tools/aistack-drift is clean, six
+tamperings (the first three are what users really break: a package in the env, the kernelspec,
+the thread activation hook) are each named exactly, a converge repairs them, and the drift check
+is clean again.
 """
 
 import json
@@ -43,6 +46,31 @@ TAMPERING = [
 ]
 
 
+FRESH_NODE = "aistack-site-fresh"
+NODE_IMAGE = "localhost/aistack-debian12-node:latest"
+# Everything a run could change, hashed; paths nobody manages and every run touches are left out:
+# Ansible's own temporary files under the connecting user's home, and systemd's bookkeeping.
+SNAPSHOT = r"""set -euo pipefail
+find /etc /opt /usr/local /var/lib /root /home -xdev \
+  \( -path /root/.ansible -o -path /var/lib/systemd \) -prune -o -printf '%p %y %m %u:%g %s %l\n' | LC_ALL=C sort > /run/snapshot.txt
+find /etc /opt /usr/local /var/lib /root /home -xdev \( -path /root/.ansible -o -path /var/lib/systemd \) -prune \
+  -o -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum >> /run/snapshot.txt
+dpkg-query -W -f '${Package} ${Version} ${Status}\n' >> /run/snapshot.txt
+sha256sum /run/snapshot.txt | cut -d' ' -f1"""
+
+
+def snapshot(node):
+    """A hash of the node's state, its listing kept on the node in /run/snapshot.<hash>."""
+    digest = subprocess.run(["podman", "exec", node, "bash", "-c", SNAPSHOT], capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(["podman", "exec", node, "cp", "/run/snapshot.txt", "/run/snapshot.%s" % digest], check=True)
+    return digest
+
+
+def snapshot_diff(node, before, after):
+    return subprocess.run(["podman", "exec", node, "bash", "-c", "diff /run/snapshot.%s /run/snapshot.%s | head -40" % (before, after)],
+                          capture_output=True, text=True, check=False).stdout
+
+
 def published():
     with open(os.path.join(EPHEMERAL, "published-%s.json" % NODE)) as handle:
         return json.load(handle)
@@ -61,8 +89,8 @@ def drift(tmp_path, name):
         return proc, json.load(handle)
 
 
-def recap(stdout):
-    line = [l for l in stdout.splitlines() if l.startswith(NODE) and "changed=" in l][-1]
+def recap(stdout, node=NODE):
+    line = [l for l in stdout.splitlines() if l.startswith(node) and "changed=" in l][-1]
     return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", line)}
 
 
@@ -110,11 +138,40 @@ def test_the_manifest_records_the_env(host):
     assert manifest["validation"] == {"status": "skipped", "reason": "no GPU"}
 
 
-def test_check_mode_drift_tampering_and_repair(host, tmp_path):
+def test_check_mode_is_dry_on_the_provisioned_node():
+    before = snapshot(NODE)
     check = playbook("--check", "--diff")
     assert check.returncode == 0, check.stdout[-4000:]
     assert recap(check.stdout)["changed"] == 0, check.stdout[-4000:]
+    after = snapshot(NODE)
+    assert before == after, snapshot_diff(NODE, before, after)
 
+
+def test_check_mode_is_dry_on_a_fresh_node(tmp_path):
+    """The first drift check a user schedules may run before the first converge: it must change nothing."""
+    subprocess.run(["podman", "rm", "--force", "--ignore", FRESH_NODE], capture_output=True, check=True)
+    subprocess.run(["podman", "run", "--detach", "--name", FRESH_NODE, "--hostname", FRESH_NODE, "--systemd=always", "--network=host",
+                    NODE_IMAGE, "/sbin/init"], capture_output=True, check=True)
+    try:
+        subprocess.run(["podman", "exec", FRESH_NODE, "systemctl", "is-system-running", "--wait"], capture_output=True, check=False)
+        inventory = tmp_path / "fresh"
+        inventory.mkdir()
+        (inventory / "group_vars").symlink_to(os.path.join(os.path.dirname(__file__), "..", "group_vars"))
+        (inventory / "hosts.yml").write_text("all:\n  children:\n    gpu_nodes:\n      hosts:\n        %s:\n"
+                                             "    build_hosts:\n      hosts:\n        %s:\n" % (FRESH_NODE, FRESH_NODE))
+        before = snapshot(FRESH_NODE)
+        check = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "site.yml", "-i", str(inventory), "--check", "--diff"],
+                               cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+        assert check.returncode == 0, check.stdout[-4000:]
+        after = snapshot(FRESH_NODE)
+        assert before == after, snapshot_diff(FRESH_NODE, before, after)
+        # What a first converge would do is reported, not done.
+        assert recap(check.stdout, FRESH_NODE)["changed"] > 0, check.stdout[-4000:]
+    finally:
+        subprocess.run(["podman", "rm", "--force", "--ignore", FRESH_NODE], capture_output=True, check=False)
+
+
+def test_drift_tampering_and_repair(host, tmp_path):
     proc, report = drift(tmp_path, "after-converge")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
