@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # The node states some catalogue cases need (tests/bad_inputs.yml), none of them made by a role.
 # One script rather than a task per file: each task costs a round trip to a podman node.
 set -euo pipefail
