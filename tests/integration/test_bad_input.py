@@ -1,32 +1,59 @@
-"""Bad input to site.yml stops it in the preflight play with a named error: no provisioning task runs.
+"""The bad-input catalogue (tests/bad_inputs.yml): its shape, and its site.yml cases.
 
-Each run is in check mode on this machine, so that a refusal that came too late would show as
-predicted changes (and still change nothing here); the molecule drift scenario refuses the same
-input for real on a fresh node.
+The cases that run on a node are the molecule scenario bad_inputs. The site.yml cases run here,
+in check mode on this machine, so that a refusal that came too late would show as predicted
+changes (and still change nothing here): each must stop site.yml in the preflight play with an
+error naming its variable or file and every expected string, and no provisioning play may start.
 """
 
+import json
+import os
+
 import pytest
-from conftest import recap, run
+import yaml
+from conftest import REPO_ROOT, recap, run
+
+CATALOGUE = os.path.join(REPO_ROOT, "tests", "bad_inputs.yml")
+with open(CATALOGUE, encoding="utf-8") as handle:
+    CASES = yaml.safe_load(handle)["cases"]
+ROLES = sorted(os.listdir(os.path.join(REPO_ROOT, "roles")))
+SITE_CASES = [case for case in CASES if case["runs_on"] == "controller"]
 
 
-def refused(args, inventory="inventories/local/hosts.yml"):
-    proc = run(["ansible-playbook", "site.yml", "--check", "-i", inventory] + args, check=False)
+def test_catalogue_shape():
+    """At least 40 cases across every role and site.yml, each naming what it feeds and expects."""
+    ids = [case["id"] for case in CASES]
+    assert len(ids) >= 40 and len(set(ids)) == len(ids)
+    assert {case["target"] for case in CASES} == set(ROLES) | {"site.yml"}
+    for case in CASES:
+        assert set(case) <= {"id", "target", "runs_on", "names", "vars", "args", "inventory_groups", "tasks_from",
+                             "expect"}, case["id"]
+        assert case["names"] and case["expect"], case["id"]
+        assert case["runs_on"] == ("controller" if case["target"] == "site.yml" else "node"), case["id"]
+        assert "vars" in case or "args" in case or "inventory_groups" in case, case["id"]
+
+
+@pytest.mark.parametrize("case", SITE_CASES, ids=[case["id"] for case in SITE_CASES])
+def test_site_refuses(case, tmp_path):
+    inventory = "inventories/local/hosts.yml"
+    if "inventory_groups" in case:
+        inventory = str(tmp_path / "hosts.yml")
+        localhost = {"localhost": {"ansible_connection": "local",
+                                   "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}
+        with open(inventory, "w", encoding="utf-8") as handle:
+            yaml.safe_dump({"all": {"children": {group: {"hosts": localhost} for group in case["inventory_groups"]}}},
+                           handle)
+    args = ["ansible-playbook", "site.yml", "--check", "-i", inventory] + case.get("args", [])
+    if "vars" in case:
+        args += ["-e", json.dumps(case["vars"])]
+    proc = run(args, check=False)
     counts = recap(proc.stdout)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert sum(host["failed"] for host in counts.values()) >= 1
+    assert proc.returncode != 0, "accepted: site.yml passed with %s\n%s" % (case, proc.stdout)
+    assert proc.returncode == 2, "not a refusal by a task (rc %d):\n%s" % (proc.returncode, proc.stdout + proc.stderr)
     assert sum(host["changed"] for host in counts.values()) == 0, proc.stdout
     assert "PLAY [Provision GPU nodes]" not in proc.stdout
-    return proc.stdout
-
-
-def test_unknown_inventory_group(tmp_path):
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(
-        "all:\n  children:\n    gpu_node:\n      hosts:\n        localhost:\n"
-        "          ansible_connection: local\n          ansible_python_interpreter: '{{ ansible_playbook_python }}'\n")
-    out = refused([], inventory=str(inventory))
-    assert "Unknown inventory group(s) gpu_node: the plays target gpu_nodes and build_hosts; " \
-           "declare your own groups in aistack_extra_groups." in out
+    missing = [text for text in [case["names"]] + case["expect"] if text not in proc.stdout]
+    assert not missing, "refused without %s in its message:\n%s" % (missing, proc.stdout + proc.stderr)
 
 
 def test_declared_extra_group_is_accepted(tmp_path):
@@ -37,20 +64,3 @@ def test_declared_extra_group_is_accepted(tmp_path):
     out = run(["ansible-playbook", "playbooks/preflight.yml", "-i", str(inventory), "--skip-tags", "conda",
                "-e", '{"aistack_extra_groups": ["rack_a"]}'], check=False).stdout
     assert recap(out)["localhost"]["failed"] == 0, out
-
-
-@pytest.mark.parametrize("extra, message", [
-    ("gpu_validate_min_amp_samples_per_s=fast",
-     "gpu_validate: bad input: gpu_validate_min_amp_samples_per_s must be a number of at least 0, got 'fast'"),
-    ('{"gpu_validate_min_fraction": {"gemm_bf16_tflops": "high", "gemm_fp16_tflops": 0.85, "copy_gbps": 0.6, '
-     '"fused_adamw_ms": 0.6}}',
-     "gpu_validate_min_fraction.gemm_bf16_tflops must be a number above 0 and at most 1.5"),
-])
-def test_threshold_that_is_not_a_number(extra, message):
-    assert message in refused(["-e", extra])
-
-
-def test_unknown_tag():
-    out = refused(["--tags", "drivers"])
-    assert "Unknown tag(s) drivers: known tags are preflight, driver, conda, env, apex, numa, jupyter, manifest, " \
-           "validate." in out

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The node states some catalogue cases need (tests/bad_inputs.yml), none of them made by a role.
+# One script rather than a task per file: each task costs a round trip to a podman node.
+set -euo pipefail
+
+# A full disk at a prefix: fill the small tmpfs at /srv/full to its last block.
+dd if=/dev/zero of=/srv/full/fill bs=64k 2>/dev/null || test -s /srv/full/fill
+
+# A conda prefix whose conda runs (it only answers --version, all the miniconda role asks an
+# installed prefix), with a tampered completion marker claiming a Miniconda newer than any known.
+mkdir -p /opt/conda/bin
+printf '#!/bin/sh\necho "conda 26.7.1"\n' > /opt/conda/bin/conda
+chmod 0755 /opt/conda/bin/conda
+printf '{"flavor": "miniconda", "version": "99.1.1-0", "sha256": "%064d"}\n' 0 > /opt/conda/.aistack-miniconda.json
+
+# Other bytes under the Miniconda installer's name.
+printf '#!/bin/sh\necho "not the Miniconda installer"\n' > /root/Miniconda3-py311_25.1.1-2-Linux-x86_64.sh
+
+# A file:// mirror that answers with an HTML page where repodata.json belongs.
+for subdir in noarch linux-64; do
+  mkdir -p /srv/lying-mirror/conda-forge/$subdir
+  echo '<html><body>Mirror maintenance</body></html>' > /srv/lying-mirror/conda-forge/$subdir/repodata.json
+done
