@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""conda_env's result facts (conda_env_info) and the one environment the env roles work on (aistack_env)."""
+"""conda_env's result facts (conda_env_info) and the one environment the env roles work on (conda_env_target)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
