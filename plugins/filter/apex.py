@@ -15,6 +15,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.apex_build import
     build_settings,
     cache_entry,
     cache_key,
+    gpu_gate,
     legacy_apis_ref,
     overrides_memory_problem,
     parse_setup_py,
@@ -62,6 +63,10 @@ def apex_build_blockers_filter(plan, compat, require_gpu_arch=False, build_tools
         raise AnsibleFilterError("apex_build_blockers: %s" % exc)
 
 
+def apex_build_gpu_gate_filter(gpu_state, cuda_ext=True, build_host=False, arch_list=""):
+    return gpu_gate(gpu_state, cuda_ext, build_host, arch_list)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -71,5 +76,6 @@ class FilterModule(object):
             "apex_cache_key": apex_cache_key_filter,
             "apex_cache_entry": apex_cache_entry_filter,
             "apex_build_blockers": apex_build_blockers_filter,
+            "apex_build_gpu_gate": apex_build_gpu_gate_filter,
             "apex_legacy_apis_ref": legacy_apis_ref,
         }

@@ -28,8 +28,8 @@ def plan_filter(facts, source="auto", branch=None, version=None, flavour="auto",
                         kernels=kernels, precompiled=precompiled, ubuntu_server=ubuntu_server)
 
 
-def mode_filter(gpu, requested="auto", managed=None, owners=None, takeover=False):
-    return resolve_mode(requested, gpu, managed or None, owners or [], takeover=takeover)
+def mode_filter(gpu, requested="auto", managed=None, owners=None, takeover=False, install_without_gpu=False):
+    return resolve_mode(requested, gpu, managed or None, owners or [], takeover=takeover, install_without_gpu=install_without_gpu)
 
 
 def adopt_filter(gpu, branch=None, min_version=None, flavour="auto", owners=None):

@@ -2,8 +2,8 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Pure decisions of the apex_build role: what APEX's setup.py offers, which flags and environment a
-build gets, how parallel it may run, and the key of its wheel in the cache.
+"""Pure decisions of the apex_build role: whether a node gets APEX at all, what APEX's setup.py offers,
+which flags and environment a build gets, how parallel it may run, and the key of its wheel in the cache.
 
 Nothing here touches the node: the role reads setup.py, the environment and the node's size, and
 these functions turn them into answers that unit tests pin down.
@@ -310,3 +310,27 @@ def build_blockers(plan, compat, require_gpu_arch, build_tools=None):
         blockers.append({"message": "No GPU here to derive TORCH_CUDA_ARCH_LIST from.",
                          "fix": "Set apex_build_arch_list (for example \"9.0\") on GPU-less build hosts."})
     return blockers
+
+
+def gpu_gate(gpu_state, cuda_ext, build_host, arch_list):
+    """Does this node get APEX: ``{"run": bool, "reason": str or None}``; ``reason`` is the one line
+    a skipped node reports.
+
+    APEX's CUDA kernels (``cuda_ext``) are built for and proven on a GPU. A node without an NVIDIA
+    GPU (``gpu_state`` ``no_gpu``, from gpu_facts) gets them only as a build host with a declared
+    arch list: it compiles for that list and the GPU nodes install its wheel. A C++-only request
+    runs anywhere, since a CPU torch compiles and verifies it. A node whose GPU has no working
+    driver is not skipped: the build's own blockers name what it lacks.
+    """
+    if gpu_state != "no_gpu" or not cuda_ext:
+        return {"run": True, "reason": None}
+    if build_host and (arch_list or "").strip():
+        return {"run": True, "reason": None}
+    if build_host:
+        why = ("this build host has no NVIDIA GPU to derive TORCH_CUDA_ARCH_LIST from and no apex_build_arch_list; "
+               "nothing to build. Declare apex_build_arch_list (the fleet's, such as \"9.0\") to build here")
+    else:
+        why = ("no NVIDIA GPU on this node for APEX's CUDA kernels (apex_build_cuda_ext), and it is not a build host "
+               "(apex_build_build_hosts) with apex_build_arch_list declared; nothing to build or install. "
+               "Set apex_build_cuda_ext: false for the C++ extensions alone")
+    return {"run": False, "reason": why}

@@ -9,7 +9,7 @@
   the GPUs that ``gpu_facts`` found. The flavour rules (open module required for Blackwell and
   Grace Hopper, proprietary for Maxwell/Pascal/Volta, open by default for Turing and newer from
   R560) and branch rules come from ``cuda_checks`` so they are written once.
-- ``resolve_mode()``: install, adopt, or refuse, from what is on the node.
+- ``resolve_mode()``: install, adopt, skip (no NVIDIA GPU), or refuse, from what is on the node.
 - ``adopt_report()``: the policy check of a driver this role did not install.
 - ``parse_secure_boot()`` and ``parse_dkms_status()``: the node's Secure Boot state and DKMS
   registrations, from ``mokutil --sb-state``/efivars and ``dkms status``.
@@ -266,16 +266,21 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
 # ---------------------------------------------------------------------------
 
 
-def resolve_mode(requested, gpu, managed, owners, takeover=False):
+def resolve_mode(requested, gpu, managed, owners, takeover=False, install_without_gpu=False):
     """``{"mode", "reason", "problems"}``: what the role does with this node.
 
     ``gpu``: ``ansible_facts.aistack_gpu``; ``managed``: the role's record of its own install
     (a dict) or None; ``owners``: packages that own the driver's files (``libnvidia-ml.so.1``,
     ``nvidia-smi``), empty when a runfile or a mounted image brought them; ``takeover``: the
-    user allows install mode to replace a package-managed driver it did not install.
+    user allows install mode to replace a package-managed driver it did not install;
+    ``install_without_gpu``: the node has no NVIDIA GPU and gets the driver anyway (an image
+    build). Without it a node with no GPU is ``skip``: the role leaves it as it is, whatever
+    the mode, and ``reason`` is the one line that says so.
     """
     if requested not in MODES:
         return {"mode": None, "reason": None, "problems": ["nvidia_driver_mode: %r; expected one of %s" % (requested, ", ".join(MODES))]}
+    if (gpu or {}).get("state") == "no_gpu" and not install_without_gpu:
+        return {"mode": "skip", "reason": _no_gpu_reason(managed), "problems": []}
     driver = (gpu or {}).get("driver") or {}
     found = driver.get("version")
     working = (gpu or {}).get("state") == "ok"
@@ -308,6 +313,13 @@ def resolve_mode(requested, gpu, managed, owners, takeover=False):
     if managed:
         return {"mode": "install", "reason": "installed by this role", "problems": []}
     return {"mode": "install", "reason": "no driver on the node" if automatic else "requested (nvidia_driver_mode)", "problems": []}
+
+
+def _no_gpu_reason(managed=None):
+    """The one line a node without an NVIDIA GPU gets instead of a driver."""
+    return ("no NVIDIA GPU on this node (the PCI bus shows no display or 3D controller of vendor 0x10de); %s. "
+            "Set nvidia_driver_install_without_gpu: true to install the driver anyway (image builds)"
+            % ("the driver this role installed earlier is left as it is" if managed else "nothing to install"))
 
 
 def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):

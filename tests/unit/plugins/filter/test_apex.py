@@ -38,6 +38,8 @@ def test_plan_settings_and_key_chain_as_the_role_uses_them():
     assert len(FILTERS["apex_cache_key"](inputs)) == 24
     assert FILTERS["apex_build_blockers"](plan, {"torch": {"present": True, "cuda": None}}) == []
     assert FILTERS["apex_legacy_apis_ref"]("25.05") is True
+    assert FILTERS["apex_build_gpu_gate"]("no_gpu", False) == {"run": True, "reason": None}
+    assert FILTERS["apex_build_gpu_gate"]("no_gpu")["run"] is False
 
 
 @pytest.mark.parametrize("name, args, message", [

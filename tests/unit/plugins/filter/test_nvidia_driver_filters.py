@@ -35,8 +35,9 @@ def test_plan_reads_ansible_facts():
 
 
 def test_mode_adopt_and_reboot_filters():
-    assert FILTERS["nvidia_driver_mode"](NO_GPU) == {"mode": "install", "reason": "no driver on the node", "problems": []}
-    assert FILTERS["nvidia_driver_mode"](NO_GPU, "install", {"branch": 535}, ["libnvidia-ml1"])["reason"] == "installed by this role"
+    assert FILTERS["nvidia_driver_mode"](NO_GPU)["mode"] == "skip"
+    assert FILTERS["nvidia_driver_mode"](NO_GPU, install_without_gpu=True) == {"mode": "install", "reason": "no driver on the node", "problems": []}
+    assert FILTERS["nvidia_driver_mode"](NO_GPU, "install", {"branch": 535}, ["libnvidia-ml1"], False, True)["reason"] == "installed by this role"
     working = {"state": "ok", "gpus": [], "driver": {"version": "580.95.05", "kernel_module_flavour": "open"}}
     assert FILTERS["nvidia_driver_adopt"](working, "580")["report"]["branch"] == 580
     assert FILTERS["nvidia_driver_reboot_needed"](NO_GPU, False, {"module_changed_boot": "b"}, "b") is True

@@ -375,3 +375,30 @@ def test_an_environment_without_setuptools_cannot_build_and_ninja_is_not_require
                          "fix": "Install setuptools (and ninja, for parallel compiles) into the environment."}]
     ready = {"setuptools": "80.9.0", "ninja": None}
     assert apex_build.build_blockers(CUDA_PLAN, _compat(), False, ready) == []
+
+
+# --- which nodes get APEX ------------------------------------------------------------------------
+
+def test_a_node_without_gpu_skips_the_cuda_kernels_with_one_line():
+    gate = apex_build.gpu_gate("no_gpu", cuda_ext=True, build_host=False, arch_list="")
+    assert gate["run"] is False and "\n" not in gate["reason"]
+    assert gate["reason"].startswith("no NVIDIA GPU on this node for APEX's CUDA kernels (apex_build_cuda_ext)")
+    assert "not a build host (apex_build_build_hosts) with apex_build_arch_list declared" in gate["reason"]
+    # An arch list alone does not make a node a build host.
+    assert apex_build.gpu_gate("no_gpu", True, False, "9.0")["run"] is False
+
+
+def test_a_gpu_less_build_host_builds_only_for_a_declared_arch_list():
+    assert apex_build.gpu_gate("no_gpu", True, True, "8.0;9.0+PTX") == {"run": True, "reason": None}
+    for blank in ("", "  ", None):
+        gate = apex_build.gpu_gate("no_gpu", True, True, blank)
+        assert gate["run"] is False and "Declare apex_build_arch_list" in gate["reason"]
+
+
+@pytest.mark.parametrize("state", ["ok", "gpu_no_driver", "mismatch", "driver_error"])
+def test_a_node_with_a_gpu_always_runs(state):
+    assert apex_build.gpu_gate(state, True, False, "") == {"run": True, "reason": None}
+
+
+def test_a_cpp_only_build_runs_without_gpu():
+    assert apex_build.gpu_gate("no_gpu", False, False, "") == {"run": True, "reason": None}

@@ -203,7 +203,7 @@ def test_mode_resolution_matrix():
     none = {"state": "no_gpu", "driver": {"version": None}}
     broken = {"state": "gpu_no_driver", "driver": {"version": None}, "messages": ["nvidia-smi not found"]}
     record = {"branch": 580, "version": None}
-    assert resolve_mode("auto", none, None, [])["mode"] == "install"
+    assert resolve_mode("auto", none, None, [], install_without_gpu=True)["mode"] == "install"
     assert resolve_mode("auto", working, record, ["nvidia-open-580"]) == {"mode": "install", "reason": "installed by this role (None)", "problems": []}
     assert resolve_mode("auto", working, None, ["nvidia-open-580"])["mode"] == "adopt"
     assert "use nvidia_driver_mode: adopt" in resolve_mode("install", working, None, ["libnvidia-compute-580"])["problems"][0]
@@ -212,6 +212,33 @@ def test_mode_resolution_matrix():
         resolve_mode("adopt", broken, None, [])["problems"][0]
     assert "refuses" in resolve_mode("auto", broken, None, ["nvidia-kernel-dkms"])["problems"][0]
     assert "nvidia_driver_mode: 'verify'" in resolve_mode("verify", working, None, [])["problems"][0]
+
+
+@pytest.mark.parametrize("requested", ["auto", "install", "adopt"])
+def test_a_node_without_gpu_is_left_alone_in_every_mode(requested):
+    none = {"state": "no_gpu", "gpus": [], "pci_devices": [], "driver": {"version": None}}
+    decision = resolve_mode(requested, none, None, [])
+    assert decision["mode"] == "skip" and decision["problems"] == []
+    assert "\n" not in decision["reason"]
+    assert decision["reason"].startswith("no NVIDIA GPU on this node")
+    assert "nothing to install. Set nvidia_driver_install_without_gpu: true" in decision["reason"]
+    # Driver packages without a GPU (an image built with the variable, booted on a CPU node) change nothing either.
+    installed = resolve_mode(requested, dict(none, driver={"version": "535.309.01"}), {"branch": 535}, ["nvidia-smi"])
+    assert installed["mode"] == "skip" and "the driver this role installed earlier is left as it is" in installed["reason"]
+
+
+def test_a_node_without_gpu_gets_the_driver_when_told_to_install_anyway():
+    none = {"state": "no_gpu", "gpus": [], "pci_devices": [], "driver": {"version": None}}
+    assert resolve_mode("auto", none, None, [], install_without_gpu=True) == {
+        "mode": "install", "reason": "no driver on the node", "problems": []}
+    # Told to install, the rules of a GPU node hold: adopt still needs a working driver.
+    assert "adopt needs a working driver, and the GPU state is no_gpu" in \
+        resolve_mode("adopt", none, None, [], install_without_gpu=True)["problems"][0]
+
+
+@pytest.mark.parametrize("state", ["ok", "gpu_no_driver", "mismatch", "driver_error"])
+def test_only_a_node_without_gpu_is_skipped(state):
+    assert resolve_mode("auto", {"state": state, "driver": {"version": None}}, None, [])["mode"] != "skip"
 
 
 def test_reboot_needed():
