@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # snapshot.sh NAME: the node's state as the check-mode proof compares it, in /run/snapshot.NAME;
 # prints its sha256. Every path under /etc, /opt, /usr/local, /var/lib and the homes (type, mode,
 # owner, size, link target), the sha256 of every file there, and the package database. Left out:

@@ -77,7 +77,7 @@ def drift(tmp_path, name, *args):
 def test_the_environment_the_roles_work_on_is_the_primary_conda_env():
     facts = published()
     assert facts["conda_env_target"] == {"name": "torch", "prefix": "/opt/conda/envs/torch",
-                                    "python": "/opt/conda/envs/torch/bin/python", "conda": True, "chosen_by": "primary"}
+                                         "python": "/opt/conda/envs/torch/bin/python", "conda": True, "chosen_by": "primary"}
     env = facts["conda_env_info"]["torch"]
     assert env["prefix"] == "/opt/conda/envs/torch" and env["state"] == "present" and env["primary"]
     assert env["lock"]["explicit"] == "/opt/conda/envs/torch.explicit.txt"
