@@ -96,7 +96,9 @@ def test_the_env_has_torch_the_apex_kernels_and_the_thread_settings(host):
     report = published()["apex_build_report"]
     assert report["env_prefix"] == "/opt/conda/envs/torch" and report["built_on"] == NODE and report["problems"] == []
     host.run_expect([0], python + " -c 'import torch, apex_C'")
-    threads = host.run_expect([0], "bash -c 'source /opt/conda/bin/activate torch && echo $OMP_NUM_THREADS'").stdout.strip()
+    # What `conda activate torch` does with the env's hooks: source etc/conda/activate.d.
+    threads = host.run_expect([0], "bash -c 'for hook in /opt/conda/envs/torch/etc/conda/activate.d/*.sh; do . \"$hook\"; done; "
+                                   "echo $OMP_NUM_THREADS'").stdout.strip()
     assert threads == str(published()["numa_tuning_env"]["OMP_NUM_THREADS"])
 
 
@@ -106,7 +108,7 @@ def test_the_kernel_runs_the_env_and_imports_torch(host):
             "reply = kc.execute_interactive('import sys, torch; print(sys.executable, torch.__version__)', timeout=120, "
             "output_hook=lambda msg: msg['msg_type'] == 'stream' and print(msg['content']['text'], end=''))\n"
             "km.shutdown_kernel()\n")
-    out = host.run_expect([0], "/opt/conda/envs/torch/bin/python -c %s" % json.dumps(code)).stdout
+    out = host.run_expect([0], "/opt/conda/envs/torch/bin/python - <<'CODE'\n%sCODE" % code).stdout
     assert out.startswith("/opt/conda/envs/torch/bin/python 2.13.0")
 
 
