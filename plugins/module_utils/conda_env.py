@@ -313,11 +313,21 @@ def explain_failure(command, rc, stdout, stderr):
                                                              payload.get('url', '?'))
         if payload.get('status_code') == '000':
             reason += ' (no connection: check the mirror in .condarc, the proxy, or the network)'
+    elif name == 'CondaEnvException' and message.startswith('Pip failed'):
+        reason = "the pip section failed after conda's packages were applied: %s" % pip_error(stderr)
     elif name == 'CondaToSNonInteractiveError':
         reason = "the Anaconda channels' terms of service are not accepted: %s" % _first_line(message)
     else:
         reason = '%s: %s' % (name, message)
     return '%s failed (rc=%s, %s): %s' % (command, rc, name, reason)
+
+
+def pip_error(stderr):
+    """pip's own reason from conda's stderr: conda's JSON says only "Pip failed" and prints pip's
+    stderr after "Pip subprocess error:"; its ERROR lines, else its tail."""
+    text = (stderr or '').split('Pip subprocess error:', 1)[-1]
+    errors = [line.strip() for line in text.splitlines() if line.strip().startswith('ERROR:')]
+    return ' '.join(errors)[-800:] if errors else (text.strip()[-800:] or 'pip printed no error')
 
 
 def _record(entry):
@@ -508,7 +518,7 @@ def owns_prefix(action, removal, prefix_existed):
     return action == 'create' and (removal is not None or not prefix_existed)
 
 
-def present_plan(env_exists, prefix_exists, marker, spec_sha256):
+def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=False, damaged=False):
     """``(action, removal)`` for state=present: action ``create`` or ``update``, and how the prefix
     is cleared first: ``conda`` (``conda remove --all``), ``directory`` (a folder of ours without
     conda-meta) or None.
@@ -518,7 +528,16 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256):
     are linked again. Anything else unfinished (a create, a removal, an update towards another
     spec, an unreadable marker) is removed and created again: a half-created prefix holds files of
     packages whose records were never written, which ``env update --prune`` would neither see nor
-    remove, and a half-unlinked package whose record is still there would be kept with files missing."""
+    remove, and a half-unlinked package whose record is still there would be kept with files missing.
+
+    ``not_an_env``: a prefix whose conda-meta holds no ``history`` (a create killed before conda wrote
+    it last), which conda refuses for every command, ``remove --all`` included: its folder is deleted.
+    ``damaged``: an env with ``*.c~`` backups or packages whose files are missing (an unlink killed
+    midway), which conda itself calls installed: it is removed and created again."""
+    if not_an_env:
+        return 'create', 'directory'
+    if damaged and env_exists:
+        return 'create', 'conda'
     if marker is None:
         return ('update' if env_exists else 'create'), None
     if marker['action'] == 'update' and marker.get('spec_sha256') == spec_sha256 and env_exists:
@@ -530,9 +549,12 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256):
     return 'create', None
 
 
-def absent_plan(env_exists, prefix_exists, marker):
+def absent_plan(env_exists, prefix_exists, marker, not_an_env=False):
     """How the prefix is removed for state=absent: ``conda``, ``directory`` (a folder of ours left
-    by an unfinished create or removal, without conda-meta) or None."""
+    by an unfinished create or removal, without conda-meta, or a conda-meta without ``history``,
+    which conda refuses to remove) or None."""
+    if not_an_env:
+        return 'directory'
     if env_exists:
         return 'conda'
     if prefix_exists and marker is not None and marker.get('prefix_is_ours'):
@@ -552,3 +574,50 @@ def unfinished_change(name, marker, action, removal):
     if action == 'create':
         return what + ('; the env is removed and created again' if removal else '; the env is created again')
     return what + '; what is left of the env is removed'
+
+
+# ---------------------------------------------------------------------------
+# What a killed conda leaves in a prefix
+# ---------------------------------------------------------------------------
+# conda (26.x) writes conda-meta/history last, and only a prefix with that file is an environment
+# to it (any other gets DirectoryNotACondaEnvironmentError). When it unlinks a package it renames
+# each file, then the package's record, to ``<path>.c~`` and deletes those backups only at the end
+# of the transaction: a SIGKILL in between leaves a record whose files are gone, or backups nobody
+# deletes, while ``conda list`` and ``env update --prune`` call the env complete.
+
+HISTORY = 'history'
+UNLINK_BACKUP_SUFFIX = '.c~'
+_LISTED_PATHS = 3
+
+
+def prefix_kind(has_prefix, has_conda_meta, has_history):
+    """``env``, ``not-an-env`` (conda-meta without history), ``folder`` or ``missing``."""
+    if has_history:
+        return 'env'
+    if has_conda_meta:
+        return 'not-an-env'
+    return 'folder' if has_prefix else 'missing'
+
+
+def not_an_env_reason(prefix):
+    return ('prefix %s is not a conda environment: conda-meta/history is missing (a create that did not finish; '
+            'conda refuses every command on it); the folder is deleted and the env created again' % prefix)
+
+
+def _some(paths):
+    listed = ', '.join(sorted(paths)[:_LISTED_PATHS])
+    return listed + (' and %d more' % (len(paths) - _LISTED_PATHS) if len(paths) > _LISTED_PATHS else '')
+
+
+def damage_reasons(records, backups):
+    """Drift reasons for an env a killed unlink left behind. ``records``: the conda-meta records as
+    ``{name, version, missing}`` (``missing``: the record's files not in the prefix); ``backups``:
+    ``*.c~`` paths found in the prefix, relative to it."""
+    reasons = ['package %s %s has %d file(s) missing: %s' % (r['name'], r['version'], len(r['missing']), _some(r['missing']))
+               for r in sorted(records, key=lambda r: r['name']) if r['missing']]
+    if backups:
+        reasons.append('%d file(s) left as %s backups by an interrupted conda transaction: %s'
+                       % (len(backups), UNLINK_BACKUP_SUFFIX, _some(backups)))
+    if reasons:
+        reasons[-1] += '; the env is removed and created again'
+    return reasons
