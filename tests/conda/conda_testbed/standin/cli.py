@@ -378,6 +378,25 @@ class Channels:
                 last = exc
         raise last
 
+    def first_reads(self, base, subdir):
+        """What conda 26 fetches before the packages (repodata_fns; gateways/repodata/zstd.py):
+        current_repodata.json then repodata.json, each as ``.zst`` first, falling back to the plain
+        file on a 4xx other than 416; current_repodata.json may be missing. Any other failure raises
+        (HTTPError). The stand-in has no zstd decoder, so it reads the packages from the plain
+        repodata.json afterwards: the HTTP answers are conda's, the bytes parsed are not."""
+        for name in ("current_repodata.json", "repodata.json"):
+            url = "%s/%s/%s.zst" % (base, subdir, name)
+            try:
+                self._get(url)
+            except urllib.error.HTTPError as exc:
+                if not (400 <= exc.code < 500 and exc.code != 416):
+                    raise
+                try:
+                    self._get(url[: -len(".zst")])
+                except urllib.error.HTTPError as plain:
+                    if not (plain.code == 404 and name == "current_repodata.json"):
+                        raise
+
     def load(self):
         from rattler import Channel, ChannelConfig, SparseRepoData
 
@@ -390,13 +409,15 @@ class Channels:
             for subdir in SUBDIRS:
                 url = "%s/%s/repodata.json" % (base, subdir)
                 try:
+                    if not base.startswith("file:"):
+                        self.first_reads(base, subdir)
                     raw = self._get(url)
                 except urllib.error.HTTPError as exc:
                     if exc.code == 404 and subdir == "noarch":
                         raise unavailable(base, 404, exc.reason)
                     if exc.code == 404:
                         continue
-                    raise http_error(url, exc.code, str(exc.reason).upper(), base)
+                    raise http_error(exc.filename or url, exc.code, str(exc.reason).upper(), base)
                 except (urllib.error.URLError, OSError) as exc:
                     if base.startswith("file:"):
                         if subdir == "noarch":
