@@ -17,8 +17,8 @@ description:
     4xx answer other than 416 (C(current_repodata.json) may be missing) - and checks what it read.
   - Only the first 512 KiB of each file are asked for (an HTTP C(Range) request) and read, so a probe reads at most
     2 MiB a channel whatever the repodata's size. Of a C(.zst) file the zstd frame structure read is checked (frame
-    header, block headers, and the end of the frame when the whole file was read: a truncated file fails); of a JSON
-    file, that it starts as a JSON object, and when it was read whole, that it parses as repodata for that subdir.
+    header, block headers, and the end of the frame when the whole file was read, so a truncated file fails); of a
+    JSON file, that it starts as a JSON object, and when it was read whole, that it parses as repodata for that subdir.
   - Any other answer fails the mirror, as it fails every solve in conda (an HTTP 500 on C(*.json.zst) included).
   - A mirror is healthy when every read succeeded; its latency is the time all its reads took.
   - Returns the mirrors ranked (healthy ones fastest first, then the failed ones with each failure explained)
