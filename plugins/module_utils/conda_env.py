@@ -431,13 +431,49 @@ def env_prefixes(info):
         raise CondaEnvError('conda info --json lacks envs_dirs, envs or root_prefix')
 
 
-def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock):
+def pip_lock(installed):
+    """The env's pip packages, one ``name==version`` line each: the lock of its pip part, which
+    neither ``conda list --explicit`` nor ``conda env export --from-history`` records."""
+    return ''.join('%s==%s\n' % (r['name'], r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
+
+
+def applied_pip_names(rendered_spec):
+    """The pip projects of a spec written by render_environment (one JSON string a line)."""
+    names, in_pip = [], False
+    for line in (rendered_spec or '').splitlines():
+        if line == '  - pip:':
+            in_pip = True
+        elif in_pip and line.startswith('      - '):
+            requirement = pip_requirement(json.loads(line[len('      - '):]))
+            names += [requirement[0]] if requirement else []
+        else:
+            in_pip = False
+    return names
+
+
+def stray_pip(stored_spec, stored_pip_lock, environment, installed):
+    """Installed pip projects this spec does not declare that the spec applied last declared, or that
+    came after the pip lock was written: ``conda env update --prune`` never removes pip packages, so
+    the module uninstalls them (the dependencies of declared projects are in the lock, and kept)."""
+    declared = set(r[0] for r in (pip_requirement(line) for line in environment['pip']) if r)
+    present = set(r['name'] for r in installed if r['channel'] == PIP_CHANNEL)
+    locked = set(line.partition('==')[0] for line in _lock_lines(stored_pip_lock))
+    added = present - locked if stored_pip_lock is not None else set()
+    return sorted(((set(applied_pip_names(stored_spec)) | added) - declared) & present)
+
+
+def _lock_lines(text):
+    return set(line.strip() for line in (text or '').splitlines() if line.strip())
+
+
+def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock, stored_pip_lock=None):
     """Why an existing env differs from its declaration; empty when it does not.
 
     Declared vs installed: every declared conda package and pip project is installed, pinned pip
     versions match. Declared vs last applied: the rendered spec equals the one stored after the
     last change, and the env's explicit package list equals the lock written then, so a package
-    removed or added by hand, or an update killed midway, is found."""
+    removed or added by hand, or an update killed midway, is found; so is a pip package added or
+    removed since the pip lock was written, or one the spec no longer declares."""
     reasons = []
     conda_names = set(r['name'] for r in installed if r['channel'] != PIP_CHANNEL)
     pip_versions = dict((normalize_pip_name(r['name']), r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
@@ -453,6 +489,14 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
             reasons.append('declared pip package not installed: %s' % line)
         elif pinned and pip_versions[name] != pinned:
             reasons.append('pip package %s is %s, declared %s' % (name, pip_versions[name], line))
+    stray = stray_pip(stored_spec, stored_pip_lock, environment, installed)
+    if stray:
+        reasons.append('pip packages not declared are installed: %s (conda env update never removes them; they are '
+                       'uninstalled)' % ', '.join(stray))
+    if stored_pip_lock is not None and _lock_lines(stored_pip_lock) != _lock_lines(pip_lock(installed)):
+        now, then = _lock_lines(pip_lock(installed)), _lock_lines(stored_pip_lock)
+        reasons.append('the pip packages differ from the pip lock written after the last change: added %s; removed %s'
+                       % (', '.join(sorted(now - then)) or 'none', ', '.join(sorted(then - now)) or 'none'))
     if stored_spec is None:
         reasons.append('no record of a spec applied by this module (first run on an existing env)')
     elif stored_spec != rendered_spec:
@@ -464,11 +508,12 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
     return reasons
 
 
-def predicted_pip(installed, environment):
+def predicted_pip(installed, environment, dropped=()):
     """Pip packages after the pip section runs, as far as it can be known without running pip:
-    pinned requirements at their pin, unpinned ones at the installed version or ``?``."""
+    pinned requirements at their pin, unpinned ones at the installed version or ``?``; ``dropped``
+    ones (stray_pip) gone."""
     current = dict((normalize_pip_name(r['name']), r) for r in installed if r['channel'] == PIP_CHANNEL)
-    predicted = dict(current)
+    predicted = dict((name, record) for name, record in current.items() if name not in dropped)
     for line in environment['pip']:
         requirement = pip_requirement(line)
         if requirement is None:

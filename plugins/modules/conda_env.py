@@ -27,8 +27,12 @@ description:
     left by a change that did not finish; a prefix without C(conda-meta/history); packages whose files are missing
     and C(*.c~) backups left by an interrupted unlink."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
-    C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
-    (C(conda env export --from-history)), and returns the lock's sha256.
+    C(<name>.explicit.txt) (C(conda list --explicit --md5)), C(<name>.pip.txt) (the pip packages, C(name==version) a
+    line, which neither conda lock records) and C(<name>.from-history.yml) (C(conda env export --from-history)), and
+    returns the explicit lock's sha256.
+  - "pip packages: C(conda env update --prune) never removes them, so a pip project this spec does not declare that the
+    spec applied last declared, or that was installed after C(<name>.pip.txt) was written, is drift and is uninstalled
+    (C(python -m pip uninstall -y)) after the update; any other difference from C(<name>.pip.txt) is drift too. The spec's C(variables:) are applied by conda and not checked for drift."
   - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
     O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
     are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
@@ -224,6 +228,7 @@ lock:
   sample:
     explicit: /opt/conda/envs/torch.explicit.txt
     from_history: /opt/conda/envs/torch.from-history.yml
+    pip: /opt/conda/envs/torch.pip.txt
     spec: /opt/conda/envs/torch.environment.yml
     marker: /opt/conda/envs/torch.in-progress.json
     sha256: 9f2c...
@@ -377,6 +382,7 @@ def lock_paths(lock_dir, name):
         'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
         'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
         'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+        'pip': os.path.join(lock_dir, '%s.pip.txt' % name),
         'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
         'work': os.path.join(lock_dir, '.%s.applying' % name),
     }
@@ -406,10 +412,11 @@ def solve(conda, environment, solve_prefix):
     return ce.transaction(conda.json(*(args + environment['conda'])))
 
 
-def write_locks(module, conda, prefix, paths, spec_file):
+def write_locks(module, conda, prefix, paths, spec_file, packages):
     module.atomic_move(spec_file, paths['spec'])
     explicit = conda.run('list', '--explicit', '--md5', '-p', prefix)
     write_text(module, paths['explicit'], explicit)
+    write_text(module, paths['pip'], ce.pip_lock(packages))
     write_text(module, paths['from_history'], conda.run('env', 'export', '--from-history', '-p', prefix))
     return ce.sha256_text(explicit)
 
@@ -498,6 +505,15 @@ def verified_blas(module, name, prefix, requested, reason, packages, result):
     return report
 
 
+def uninstall_pip(module, name, prefix, projects, commands):
+    """Removes pip packages the spec no longer declares (conda env update leaves them)."""
+    argv = [os.path.join(prefix, 'bin', 'python'), '-m', 'pip', 'uninstall', '-y'] + projects
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        raise ce.CondaEnvError('env %s: %s failed (rc=%s): %s' % (name, ' '.join(argv), rc, ((err or '') + (out or '')).strip()[-800:]))
+    commands.append(' '.join(argv))
+
+
 def ensure_present(module, conda, name, prefix, lock_dir):
     params = module.params
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
@@ -516,10 +532,11 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256,
                                       not_an_env=kind == 'not-an-env', damaged=bool(damage))
     before = installed(conda, prefix) if exists else []
+    stored_spec = read_text(paths['spec'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     if exists:
-        reasons += damage + ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
-                                     conda.run('list', '--explicit', '--md5', '-p', prefix))
+        reasons += damage + ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
+                                     conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']))
     elif kind == 'not-an-env':
         reasons.append(ce.not_an_env_reason(prefix))
     else:
@@ -557,7 +574,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         module.warn('env %s: %s' % (name, result['not_predicted']))
         return result
     if module.check_mode:
-        after = sorted(planned['link'] + ce.predicted_pip(before, environment), key=lambda r: r['name'])
+        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before)),
+                       key=lambda r: r['name'])
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
         return result
 
@@ -582,10 +600,13 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
                                % (error, name, paths['marker']), exception_name=error.exception_name)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
+    stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before) if action == 'update' else []
+    if stray:
+        uninstall_pip(module, name, prefix, stray, result['commands'])
     after = installed(conda, prefix)
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
-    write_locks(module, conda, prefix, paths, spec_file)
+    write_locks(module, conda, prefix, paths, spec_file, after)
     shutil.rmtree(paths['work'])
     os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)

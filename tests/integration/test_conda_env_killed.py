@@ -245,3 +245,37 @@ def test_failed_pip_section_names_pips_reason_and_stays_drift(conda_base):
     repaired = run(base, good)
     assert repaired["changed"] is True and not os.path.exists(prefix + ".in-progress.json")
     assert run(base, good)["changed"] is False
+
+
+def test_pip_packages_dropped_from_the_spec_are_uninstalled_and_locked(conda_base):
+    """Issue 22, also seen: conda env update --prune never removes pip packages, and neither conda lock
+    records them. A pip project dropped from the spec is uninstalled; the pip lock records the pip
+    part, and a pip package installed by hand is drift against it."""
+    base = conda_base()
+    wheels = os.path.join(base.channel_root, "wheels")
+    with_six = {"channels": ["conda-forge"], "dependencies": [
+        "python=3.11", "pip", "libfoo=1.0", {"pip": ["--no-index", "--find-links " + wheels, "six==1.17.0"]}]}
+    without_six = dict(with_six, dependencies=with_six["dependencies"][:3])
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert run(base, with_six)["changed"] is True
+    with open(prefix + ".pip.txt") as handle:
+        assert handle.read() == "six==1.17.0\n"
+
+    checked = run(base, without_six, check=True)
+    assert "pip packages not declared are installed: six (conda env update never removes them; " \
+           "they are uninstalled)" in checked["drift"]
+    assert checked["package_changes"]["removed"] == ["six==1.17.0=pypi_0"]
+    updated = run(base, without_six)
+    assert updated["changed"] is True and updated["commands"][-1] == "%s/bin/python -m pip uninstall -y six" % prefix
+    pip_names = [p["name"] for p in json.loads(base.run("list", "--json", "-p", prefix).stdout) if p["channel"] == "pypi"]
+    assert pip_names == [] and run(base, without_six)["changed"] is False
+
+    subprocess.run([os.path.join(prefix, "bin", "python"), "-m", "pip", "install", "-q", "six==1.17.0"],
+                   env=base.env, check=True)
+    drifted = run(base, without_six, check=True)
+    assert drifted["changed"] is True and drifted["drift"] == [
+        "pip packages not declared are installed: six (conda env update never removes them; they are uninstalled)",
+        "the pip packages differ from the pip lock written after the last change: added six==1.17.0; removed none"]
+    repaired = run(base, without_six)
+    assert repaired["commands"][-1] == "%s/bin/python -m pip uninstall -y six" % prefix
+    assert run(base, without_six)["changed"] is False
