@@ -32,7 +32,8 @@ description:
     returns the explicit lock's sha256.
   - "pip packages: C(conda env update --prune) never removes them, so a pip project this spec does not declare that the
     spec applied last declared, or that was installed after C(<name>.pip.txt) was written, is drift and is uninstalled
-    (C(python -m pip uninstall -y)) after the update; any other difference from C(<name>.pip.txt) is drift too. The spec's C(variables:) are applied by conda and not checked for drift."
+    (C(python -m pip uninstall -y)) after the update; any other difference from C(<name>.pip.txt) is drift too.
+    The spec's C(variables:) are applied by conda and not checked for drift."
   - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
     O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
     are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
