@@ -276,6 +276,7 @@ def env_files(lock_dir, name):
         'spec': os.path.join(lock_dir, '%s.environment.yml' % name),
         'explicit': os.path.join(lock_dir, '%s.explicit.txt' % name),
         'from_history': os.path.join(lock_dir, '%s.from-history.yml' % name),
+        'pip': os.path.join(lock_dir, '%s.pip.txt' % name),
         'marker': os.path.join(lock_dir, '%s.in-progress.json' % name),
         'work': os.path.join(lock_dir, '.%s.applying' % name),
     }
@@ -394,11 +395,21 @@ def explain_failure(command, rc, stdout, stderr):
                                                              payload.get('url', '?'))
         if payload.get('status_code') == '000':
             reason += ' (no connection: check the mirror in .condarc, the proxy, or the network)'
+    elif name == 'CondaEnvException' and message.startswith('Pip failed'):
+        reason = "the pip section failed after conda's packages were applied: %s" % pip_error(stderr)
     elif name == 'CondaToSNonInteractiveError':
         reason = "the Anaconda channels' terms of service are not accepted: %s" % _first_line(message)
     else:
         reason = '%s: %s' % (name, message)
     return '%s failed (rc=%s, %s): %s' % (command, rc, name, reason)
+
+
+def pip_error(stderr):
+    """pip's own reason from conda's stderr: conda's JSON says only "Pip failed" and prints pip's
+    stderr after "Pip subprocess error:"; its ERROR lines, else its tail."""
+    text = (stderr or '').split('Pip subprocess error:', 1)[-1]
+    errors = [line.strip() for line in text.splitlines() if line.strip().startswith('ERROR:')]
+    return ' '.join(errors)[-800:] if errors else (text.strip()[-800:] or 'pip printed no error')
 
 
 def _record(entry):
@@ -502,13 +513,49 @@ def env_prefixes(info):
         raise CondaEnvError('conda info --json lacks envs_dirs, envs or root_prefix')
 
 
-def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock):
+def pip_lock(installed):
+    """The env's pip packages, one ``name==version`` line each: the lock of its pip part, which
+    neither ``conda list --explicit`` nor ``conda env export --from-history`` records."""
+    return ''.join('%s==%s\n' % (r['name'], r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
+
+
+def applied_pip_names(rendered_spec):
+    """The pip projects of a spec written by render_environment (one JSON string a line)."""
+    names, in_pip = [], False
+    for line in (rendered_spec or '').splitlines():
+        if line == '  - pip:':
+            in_pip = True
+        elif in_pip and line.startswith('      - '):
+            requirement = pip_requirement(json.loads(line[len('      - '):]))
+            names += [requirement[0]] if requirement else []
+        else:
+            in_pip = False
+    return names
+
+
+def stray_pip(stored_spec, stored_pip_lock, environment, installed):
+    """Installed pip projects this spec does not declare that the spec applied last declared, or that
+    came after the pip lock was written: ``conda env update --prune`` never removes pip packages, so
+    the module uninstalls them (the dependencies of declared projects are in the lock, and kept)."""
+    declared = set(r[0] for r in (pip_requirement(line) for line in environment['pip']) if r)
+    present = set(r['name'] for r in installed if r['channel'] == PIP_CHANNEL)
+    locked = set(line.partition('==')[0] for line in _lock_lines(stored_pip_lock))
+    added = present - locked if stored_pip_lock is not None else set()
+    return sorted(((set(applied_pip_names(stored_spec)) | added) - declared) & present)
+
+
+def _lock_lines(text):
+    return set(line.strip() for line in (text or '').splitlines() if line.strip())
+
+
+def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock, stored_pip_lock=None):
     """Why an existing env differs from its declaration; empty when it does not.
 
     Declared vs installed: every declared conda package and pip project is installed, pinned pip
     versions match. Declared vs last applied: the rendered spec equals the one stored after the
     last change, and the env's explicit package list equals the lock written then, so a package
-    removed or added by hand, or an update killed midway, is found."""
+    removed or added by hand, or an update killed midway, is found; so is a pip package added or
+    removed since the pip lock was written, or one the spec no longer declares."""
     reasons = []
     conda_names = set(r['name'] for r in installed if r['channel'] != PIP_CHANNEL)
     pip_versions = dict((normalize_pip_name(r['name']), r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
@@ -524,6 +571,14 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
             reasons.append('declared pip package not installed: %s' % line)
         elif pinned and pip_versions[name] != pinned:
             reasons.append('pip package %s is %s, declared %s' % (name, pip_versions[name], line))
+    stray = stray_pip(stored_spec, stored_pip_lock, environment, installed)
+    if stray:
+        reasons.append('pip packages not declared are installed: %s (conda env update never removes them; they are '
+                       'uninstalled)' % ', '.join(stray))
+    if stored_pip_lock is not None and _lock_lines(stored_pip_lock) != _lock_lines(pip_lock(installed)):
+        now, then = _lock_lines(pip_lock(installed)), _lock_lines(stored_pip_lock)
+        reasons.append('the pip packages differ from the pip lock written after the last change: added %s; removed %s'
+                       % (', '.join(sorted(now - then)) or 'none', ', '.join(sorted(then - now)) or 'none'))
     if stored_spec is None:
         reasons.append('no record of a spec applied by this module (first run on an existing env)')
     elif stored_spec != rendered_spec:
@@ -535,11 +590,12 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
     return reasons
 
 
-def predicted_pip(installed, environment):
+def predicted_pip(installed, environment, dropped=()):
     """Pip packages after the pip section runs, as far as it can be known without running pip:
-    pinned requirements at their pin, unpinned ones at the installed version or ``?``."""
+    pinned requirements at their pin, unpinned ones at the installed version or ``?``; ``dropped``
+    ones (stray_pip) gone."""
     current = dict((normalize_pip_name(r['name']), r) for r in installed if r['channel'] == PIP_CHANNEL)
-    predicted = dict(current)
+    predicted = dict((name, record) for name, record in current.items() if name not in dropped)
     for line in environment['pip']:
         requirement = pip_requirement(line)
         if requirement is None:
@@ -589,7 +645,7 @@ def owns_prefix(action, removal, prefix_existed):
     return action == 'create' and (removal is not None or not prefix_existed)
 
 
-def present_plan(env_exists, prefix_exists, marker, spec_sha256):
+def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=False, damaged=False):
     """``(action, removal)`` for state=present: action ``create`` or ``update``, and how the prefix
     is cleared first: ``conda`` (``conda remove --all``), ``directory`` (a folder of ours without
     conda-meta) or None.
@@ -599,7 +655,16 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256):
     are linked again. Anything else unfinished (a create, a removal, an update towards another
     spec, an unreadable marker) is removed and created again: a half-created prefix holds files of
     packages whose records were never written, which ``env update --prune`` would neither see nor
-    remove, and a half-unlinked package whose record is still there would be kept with files missing."""
+    remove, and a half-unlinked package whose record is still there would be kept with files missing.
+
+    ``not_an_env``: a prefix whose conda-meta holds no ``history`` (a create killed before conda wrote
+    it last), which conda refuses for every command, ``remove --all`` included: its folder is deleted.
+    ``damaged``: an env with ``*.c~`` backups or packages whose files are missing (an unlink killed
+    midway), which conda itself calls installed: it is removed and created again."""
+    if not_an_env:
+        return 'create', 'directory'
+    if damaged and env_exists:
+        return 'create', 'conda'
     if marker is None:
         return ('update' if env_exists else 'create'), None
     if marker['action'] == 'update' and marker.get('spec_sha256') == spec_sha256 and env_exists:
@@ -611,9 +676,12 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256):
     return 'create', None
 
 
-def absent_plan(env_exists, prefix_exists, marker):
+def absent_plan(env_exists, prefix_exists, marker, not_an_env=False):
     """How the prefix is removed for state=absent: ``conda``, ``directory`` (a folder of ours left
-    by an unfinished create or removal, without conda-meta) or None."""
+    by an unfinished create or removal, without conda-meta, or a conda-meta without ``history``,
+    which conda refuses to remove) or None."""
+    if not_an_env:
+        return 'directory'
     if env_exists:
         return 'conda'
     if prefix_exists and marker is not None and marker.get('prefix_is_ours'):
@@ -633,3 +701,50 @@ def unfinished_change(name, marker, action, removal):
     if action == 'create':
         return what + ('; the env is removed and created again' if removal else '; the env is created again')
     return what + '; what is left of the env is removed'
+
+
+# ---------------------------------------------------------------------------
+# What a killed conda leaves in a prefix
+# ---------------------------------------------------------------------------
+# conda (26.x) writes conda-meta/history last, and only a prefix with that file is an environment
+# to it (any other gets DirectoryNotACondaEnvironmentError). When it unlinks a package it renames
+# each file, then the package's record, to ``<path>.c~`` and deletes those backups only at the end
+# of the transaction: a SIGKILL in between leaves a record whose files are gone, or backups nobody
+# deletes, while ``conda list`` and ``env update --prune`` call the env complete.
+
+HISTORY = 'history'
+UNLINK_BACKUP_SUFFIX = '.c~'
+_LISTED_PATHS = 3
+
+
+def prefix_kind(has_prefix, has_conda_meta, has_history):
+    """``env``, ``not-an-env`` (conda-meta without history), ``folder`` or ``missing``."""
+    if has_history:
+        return 'env'
+    if has_conda_meta:
+        return 'not-an-env'
+    return 'folder' if has_prefix else 'missing'
+
+
+def not_an_env_reason(prefix):
+    return ('prefix %s is not a conda environment: conda-meta/history is missing (a create that did not finish; '
+            'conda refuses every command on it); the folder is deleted and the env created again' % prefix)
+
+
+def _some(paths):
+    listed = ', '.join(sorted(paths)[:_LISTED_PATHS])
+    return listed + (' and %d more' % (len(paths) - _LISTED_PATHS) if len(paths) > _LISTED_PATHS else '')
+
+
+def damage_reasons(records, backups):
+    """Drift reasons for an env a killed unlink left behind. ``records``: the conda-meta records as
+    ``{name, version, missing}`` (``missing``: the record's files not in the prefix); ``backups``:
+    ``*.c~`` paths found in the prefix, relative to it."""
+    reasons = ['package %s %s has %d file(s) missing: %s' % (r['name'], r['version'], len(r['missing']), _some(r['missing']))
+               for r in sorted(records, key=lambda r: r['name']) if r['missing']]
+    if backups:
+        reasons.append('%d file(s) left as %s backups by an interrupted conda transaction: %s'
+                       % (len(backups), UNLINK_BACKUP_SUFFIX, _some(backups)))
+    if reasons:
+        reasons[-1] += '; the env is removed and created again'
+    return reasons

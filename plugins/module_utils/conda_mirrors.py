@@ -46,8 +46,84 @@ def validate_channel(name, what):
     return name
 
 
-def repodata_url(mirror, channel, subdir):
-    return '%s/%s/%s/repodata.json' % (mirror, channel.strip('/'), subdir)
+# What conda 26 reads of a channel subdir, in this order (its repodata_fns): each name as <name>.zst
+# first; a 4xx answer other than 416 makes it fall back to <name>, any other failure fails every solve.
+# current_repodata.json may be missing altogether: conda then goes on to repodata.json.
+REPODATA_NAMES = ('current_repodata.json', 'repodata.json')
+OPTIONAL_NAMES = ('current_repodata.json',)
+# Bytes read of each file: the start of what conda reads, whatever the repodata's size (conda-forge's
+# linux-64 is 149 MB uncompressed); four files a channel stay under 2 MB.
+PROBE_BYTES = 512 * 1024
+ZSTD_MAGIC = b'\x28\xb5\x2f\xfd'
+_ZSTD_MAX_BLOCK = 128 * 1024
+
+
+def repodata_url(mirror, channel, subdir, name='repodata.json'):
+    return '%s/%s/%s/%s' % (mirror, channel.strip('/'), subdir, name)
+
+
+def falls_back(status):
+    """Whether conda, given this HTTP status for ``<name>.zst``, fetches ``<name>`` instead."""
+    return 400 <= status < 500 and status != 416
+
+
+def _zstd_frame(data, offset):
+    """(offset after the frame, or None when ``data`` ends inside it) of the zstd frame at ``offset``;
+    raises MirrorError where the bytes are not a zstd frame (RFC 8878: header, then 3-byte block
+    headers of type raw, RLE or compressed, at most 128 KiB each, then the optional checksum)."""
+    if data[offset:offset + 4] != ZSTD_MAGIC[:len(data) - offset]:
+        raise MirrorError('not zstd data (no zstd frame at byte %d)' % offset)
+    if len(data) - offset < 6:
+        return None
+    descriptor = ord(data[offset + 4:offset + 5])
+    if descriptor & 0x08:
+        raise MirrorError('zstd frame header with its reserved bit set: corrupt')
+    single_segment = descriptor & 0x20
+    fcs_size = (1 if single_segment else 0, 2, 4, 8)[descriptor >> 6]
+    position = offset + 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[descriptor & 0x03] + fcs_size
+    while position + 3 <= len(data):
+        header = ord(data[position:position + 1]) | ord(data[position + 1:position + 2]) << 8 | \
+            ord(data[position + 2:position + 3]) << 16
+        block_type, size = (header >> 1) & 0x03, header >> 3
+        if block_type == 3 or size > _ZSTD_MAX_BLOCK:
+            raise MirrorError('zstd block at byte %d is invalid (type %d, %d bytes): corrupt' % (position, block_type, size))
+        position += 3 + (1 if block_type == 1 else size)
+        if header & 0x01:
+            position += 4 if descriptor & 0x04 else 0
+            return position if position <= len(data) else None
+    return None
+
+
+def check_zstd_prefix(data, complete):
+    """Checks the frames in ``data``, the first bytes of a ``.zst`` file (all of it when ``complete``);
+    the bytes read are checked, nothing more is downloaded. A file that ends inside a frame is
+    truncated. Raises MirrorError; returns the number of bytes checked."""
+    offset = 0
+    while offset < len(data):
+        end = _zstd_frame(data, offset)
+        if end is None:
+            if complete:
+                raise MirrorError('zstd data ends inside a frame after %d bytes: truncated' % len(data))
+            return len(data)
+        offset = end
+    if not data:
+        raise MirrorError('empty file')
+    return len(data)
+
+
+def check_json_prefix(data, complete, subdir):
+    """Checks ``data``, the first bytes of a repodata JSON file (all of it when ``complete``, which is
+    then parsed as repodata for ``subdir``). Raises MirrorError."""
+    if complete:
+        return check_repodata(data, subdir)
+    text = data.lstrip()
+    if not text.startswith(b'{'):
+        raise MirrorError('does not start as a JSON object: corrupt')
+    try:
+        text[:-3].decode('utf-8')  # the last character may be cut by the read
+    except UnicodeDecodeError as error:
+        raise MirrorError('is not UTF-8 JSON (%s): corrupt' % error)
+    return None
 
 
 def check_repodata(body, subdir):
@@ -65,14 +141,14 @@ def check_repodata(body, subdir):
 
 
 def summarize(mirror, fetches):
-    """One mirror's verdict from its fetches, each ``{url, seconds, error or packages}``. Its latency
-    is the time all its repodata took, the wait conda itself would have."""
+    """One mirror's verdict from its fetches, each ``{url, seconds, bytes, error (optional)}``. Its
+    latency is the time all its reads took: the first bytes of each file, as conda asks for them."""
     errors = ['%s: %s' % (redact(f['url']), f['error']) for f in fetches if f.get('error')]
     return {
         'url': redact(mirror),
         'healthy': not errors,
         'latency_ms': int(round(sum(f['seconds'] for f in fetches) * 1000)),
-        'packages': sum(f.get('packages', 0) for f in fetches),
+        'bytes_read': sum(f.get('bytes', 0) for f in fetches),
         'errors': errors,
     }
 

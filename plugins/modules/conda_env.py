@@ -21,13 +21,19 @@ description:
     unsolvable spec, a missing package or an unreachable channel fails with a named reason and the env unchanged.
   - C(nodefaults) in the channels (which conda 26 takes for a channel name and fails on) is removed; the dry
     run then uses C(--override-channels) so the spec must solve from its own channels alone.
-  - "Drift is found four ways: declared conda packages and pip projects missing (or a pinned pip version
+  - "Drift is found these ways: declared conda packages and pip projects missing (or a pinned pip version
     differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
-    from the explicit lock written after the last change (a package removed by hand); and an in-progress marker
-    left by a change that did not finish."
+    from the explicit lock written after the last change (a package removed by hand); an in-progress marker
+    left by a change that did not finish; a prefix without C(conda-meta/history); packages whose files are missing
+    and C(*.c~) backups left by an interrupted unlink."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
-    C(<name>.explicit.txt) (C(conda list --explicit --md5)) and C(<name>.from-history.yml)
-    (C(conda env export --from-history)), and returns the lock's sha256.
+    C(<name>.explicit.txt) (C(conda list --explicit --md5)), C(<name>.pip.txt) (the pip packages, C(name==version) a
+    line, which neither conda lock records) and C(<name>.from-history.yml) (C(conda env export --from-history)), and
+    returns the explicit lock's sha256.
+  - "pip packages: C(conda env update --prune) never removes them, so a pip project this spec does not declare that the
+    spec applied last declared, or that was installed after C(<name>.pip.txt) was written, is drift and is uninstalled
+    (C(python -m pip uninstall -y)) after the update; any other difference from C(<name>.pip.txt) is drift too.
+    The spec's C(variables:) are applied by conda and not checked for drift."
   - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
     O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
     are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
@@ -152,9 +158,19 @@ seealso:
     description: The command used on an existing env.
     link: https://docs.conda.io/projects/conda/en/stable/commands/env/update.html
 notes:
-  - A prefix with a partial conda-meta and no marker (a conda killed outside this module) cannot be told from an env
-    someone made by hand, so it is updated with C(conda env update --prune), never wiped; conda's default
-    C(path_conflict=clobber) overwrites the files it holds no record of.
+  - "Only a prefix with C(conda-meta/history) is an env: conda writes that file last, and refuses any other prefix
+    (C(DirectoryNotACondaEnvironmentError)) for every command, C(conda remove --all) included. A prefix with
+    C(conda-meta/) and no C(history) (a create killed midway, by this module or outside it) is drift; it is deleted
+    and created again (O(state=absent) deletes it)."
+  - "An unlink killed midway leaves files renamed to C(*.c~) and, until the package's record is renamed last, a record
+    whose files are gone; conda then calls the env complete. Both are drift here (every record's C(files) are checked
+    and the prefix is searched for C(*.c~)), and such an env is removed and created again: C(env update --prune) cannot
+    be trusted to repair it. The env is replaced in place, not built beside and swapped, because a conda env holds
+    its own path in scripts and text files; the in-progress marker makes a killed replacement repaired by the next run."
+  - A prefix whose conda-meta holds a history and no marker (an update killed outside this module) is an env; it is
+    updated with C(conda env update --prune) unless the checks above find it damaged.
+  - When the pip section fails, conda has already applied the conda part; the failure names pip's own error (which
+    conda prints on stderr only) and the in-progress marker stays, so the env is drift until a run completes.
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
     the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice. The
@@ -218,6 +234,7 @@ lock:
   sample:
     explicit: /opt/conda/envs/torch.explicit.txt
     from_history: /opt/conda/envs/torch.from-history.yml
+    pip: /opt/conda/envs/torch.pip.txt
     spec: /opt/conda/envs/torch.environment.yml
     marker: /opt/conda/envs/torch.in-progress.json
     sha256: 9f2c...
@@ -316,6 +333,7 @@ blas:
     problem: null
 '''
 
+import json
 import os
 import shutil
 import time
@@ -389,10 +407,11 @@ def solve(conda, environment, solve_prefix):
     return ce.transaction(conda.json(*(args + environment['conda'])))
 
 
-def write_locks(module, conda, prefix, paths, spec_file):
+def write_locks(module, conda, prefix, paths, spec_file, packages):
     module.atomic_move(spec_file, paths['spec'])
     explicit = conda.run('list', '--explicit', '--md5', '-p', prefix)
     write_text(module, paths['explicit'], explicit)
+    write_text(module, paths['pip'], ce.pip_lock(packages))
     write_text(module, paths['from_history'], conda.run('env', 'export', '--from-history', '-p', prefix))
     return ce.sha256_text(explicit)
 
@@ -413,14 +432,41 @@ def removal_command(prefix, removal):
 
 
 def clear_prefix(conda, prefix, removal, commands):
-    """Removes what an unfinished change left at the prefix: with conda when conda-meta is there,
-    else the folder (only ever one of this module's own, see present_plan)."""
+    """Removes what an unfinished change left at the prefix: with conda when it is an env, else the
+    folder (one of this module's own, or a conda-meta without history that conda refuses; see present_plan)."""
     if removal == 'conda':
         conda.json('remove', '-y', '--all', '-p', prefix)
         commands.append(removal_command(prefix, removal) + ' --json')
     elif removal == 'directory':
         shutil.rmtree(prefix)
         commands.append(removal_command(prefix, removal))
+
+
+def prefix_kind(prefix):
+    """What is at the prefix, as conda sees it: ``env`` only with conda-meta/history (ce.prefix_kind)."""
+    meta = os.path.join(prefix, 'conda-meta')
+    return ce.prefix_kind(os.path.isdir(prefix), os.path.isdir(meta), os.path.isfile(os.path.join(meta, ce.HISTORY)))
+
+
+def unlink_damage(prefix):
+    """Drift reasons for what a killed unlink left: records whose files are gone, ``*.c~`` backups."""
+    meta = os.path.join(prefix, 'conda-meta')
+    records = []
+    for entry in sorted(os.listdir(meta)):
+        if not entry.endswith('.json'):
+            continue
+        try:
+            with open(os.path.join(meta, entry)) as handle:
+                record = json.load(handle)
+            files = record.get('files') or []
+        except (ValueError, AttributeError):
+            record, files = {}, ['conda-meta/%s (unreadable record)' % entry]
+        records.append({'name': record.get('name', entry), 'version': record.get('version', '?'),
+                        'missing': [path for path in files if not os.path.lexists(os.path.join(prefix, path))]})
+    backups = []
+    for folder, _folders, names in os.walk(prefix):
+        backups += [os.path.relpath(os.path.join(folder, n), prefix) for n in names if n.endswith(ce.UNLINK_BACKUP_SUFFIX)]
+    return ce.damage_reasons(records, backups)
 
 
 def lock_result(paths):
@@ -454,6 +500,15 @@ def verified_blas(module, name, prefix, requested, reason, packages, result):
     return report
 
 
+def uninstall_pip(module, name, prefix, projects, commands):
+    """Removes pip packages the spec no longer declares (conda env update leaves them)."""
+    argv = [os.path.join(prefix, 'bin', 'python'), '-m', 'pip', 'uninstall', '-y'] + projects
+    rc, out, err = module.run_command(argv)
+    if rc != 0:
+        raise ce.CondaEnvError('env %s: %s failed (rc=%s): %s' % (name, ' '.join(argv), rc, ((err or '') + (out or '')).strip()[-800:]))
+    commands.append(' '.join(argv))
+
+
 def ensure_present(module, conda, name, prefix, lock_dir):
     params = module.params
     environment = ce.normalize_environment(params['spec'], source='spec of env %s' % name,
@@ -466,14 +521,20 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     spec_sha256 = ce.sha256_text(rendered)
     paths = ce.env_files(lock_dir, name)
     marker = read_marker(paths)
-    exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
-    prefix_existed = os.path.isdir(prefix)
-    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256)
+    kind = prefix_kind(prefix)
+    exists = kind == 'env'
+    prefix_existed = kind != 'missing'
+    damage = unlink_damage(prefix) if exists else []
+    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256,
+                                      not_an_env=kind == 'not-an-env', damaged=bool(damage))
     before = installed(conda, prefix) if exists else []
+    stored_spec = read_text(paths['spec'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     if exists:
-        reasons += ce.drift(environment, before, read_text(paths['spec']), rendered, read_text(paths['explicit']),
-                            conda.run('list', '--explicit', '--md5', '-p', prefix))
+        reasons += damage + ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
+                                     conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']))
+    elif kind == 'not-an-env':
+        reasons.append(ce.not_an_env_reason(prefix))
     else:
         reasons.append('env %s does not exist' % prefix)
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
@@ -509,7 +570,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         module.warn('env %s: %s' % (name, result['not_predicted']))
         return result
     if module.check_mode:
-        after = sorted(planned['link'] + ce.predicted_pip(before, environment), key=lambda r: r['name'])
+        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before)),
+                       key=lambda r: r['name'])
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
         return result
 
@@ -526,12 +588,21 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     os.mkdir(paths['work'], 0o700)
     write_text(module, spec_file, rendered)
     clear_prefix(conda, prefix, removal, result['commands'])
-    conda.json(*command)
+    try:
+        conda.json(*command)
+    except ce.CondaEnvError as error:
+        # conda may have applied part of the spec (its packages before a failed pip section): the
+        # marker stays, so this env is drift until a run finishes, and its lock is refused meanwhile.
+        raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
+                               % (error, name, paths['marker']), exception_name=error.exception_name)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
+    stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before) if action == 'update' else []
+    if stray:
+        uninstall_pip(module, name, prefix, stray, result['commands'])
     after = installed(conda, prefix)
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
-    write_locks(module, conda, prefix, paths, spec_file)
+    write_locks(module, conda, prefix, paths, spec_file, after)
     shutil.rmtree(paths['work'])
     os.unlink(paths['marker'])
     result['lock'] = lock_result(paths)
@@ -547,12 +618,15 @@ def ensure_present(module, conda, name, prefix, lock_dir):
 def ensure_absent(module, conda, name, prefix, lock_dir):
     paths = ce.env_files(lock_dir, name)
     marker = read_marker(paths)
-    exists = os.path.isdir(os.path.join(prefix, 'conda-meta'))
-    removal = ce.absent_plan(exists, os.path.isdir(prefix), marker)
+    kind = prefix_kind(prefix)
+    exists = kind == 'env'
+    removal = ce.absent_plan(exists, kind != 'missing', marker, not_an_env=kind == 'not-an-env')
     before = installed(conda, prefix) if exists else []
     leftovers = [path for key, path in paths.items() if os.path.exists(path) and key not in ('marker', 'work')]
     reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
     reasons += ['env %s exists' % prefix] if exists else []
+    reasons += ['prefix %s is left of a create that did not finish (conda-meta without history)' % prefix] \
+        if kind == 'not-an-env' else []
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=[], torch_variant=None, commands=[],
                   changed=bool(marker or removal or leftovers),
                   package_changes=ce.package_changes(before, []), diff=diff_of(before, []))

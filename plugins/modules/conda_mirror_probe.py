@@ -12,9 +12,15 @@ module: conda_mirror_probe
 short_description: Probe conda channel mirrors from the node and rank them by measured latency
 version_added: 0.1.0
 description:
-  - For each candidate mirror, fetches C(<mirror>/<channel>/<subdir>/repodata.json) for every channel and subdir
-    from the managed node, times it, and checks that it parses as repodata for that subdir.
-  - A mirror is healthy when every fetch succeeded; its latency is the time all its repodata took.
+  - For each candidate mirror, channel and subdir, reads from the managed node what conda 26 reads first, the way it
+    reads it - C(current_repodata.json) then C(repodata.json), each as C(<name>.zst) first and C(<name>) only after a
+    4xx answer other than 416 (C(current_repodata.json) may be missing) - and checks what it read.
+  - Only the first 512 KiB of each file are asked for (an HTTP C(Range) request) and read, so a probe reads at most
+    2 MiB a channel whatever the repodata's size. Of a C(.zst) file the zstd frame structure read is checked (frame
+    header, block headers, and the end of the frame when the whole file was read, so a truncated file fails); of a
+    JSON file, that it starts as a JSON object, and when it was read whole, that it parses as repodata for that subdir.
+  - Any other answer fails the mirror, as it fails every solve in conda (an HTTP 500 on C(*.json.zst) included).
+  - A mirror is healthy when every read succeeded; its latency is the time all its reads took.
   - Returns the mirrors ranked (healthy ones fastest first, then the failed ones with each failure explained)
     and the one to use with its healthy fallbacks in order. The mirror in use now (O(current)) is kept while it
     is healthy and at most O(switch_margin_ms) slower than the fastest, so timing noise does not flip the choice.
@@ -96,22 +102,22 @@ ranked:
       description: Mirror root, token redacted.
       type: str
     healthy:
-      description: Whether every repodata.json fetched and parsed.
+      description: Whether every file conda reads first answered and checked out.
       type: bool
     latency_ms:
-      description: Time all the mirror's repodata took, in milliseconds.
+      description: Time all the mirror's reads took, in milliseconds.
       type: int
-    packages:
-      description: Packages listed in the fetched repodata.
+    bytes_read:
+      description: Bytes read from the mirror.
       type: int
     errors:
       description: One line per failed fetch, with the URL and why.
       type: list
       elements: str
   sample:
-    - {url: 'http://127.0.0.1:8302', healthy: true, latency_ms: 14, packages: 9, errors: []}
-    - {url: 'http://127.0.0.1:8301', healthy: false, latency_ms: 3, packages: 0,
-       errors: ['http://127.0.0.1:8301/conda-forge/noarch/repodata.json: [Errno 111] Connection refused']}
+    - {url: 'http://127.0.0.1:8302', healthy: true, latency_ms: 14, bytes_read: 1048576, errors: []}
+    - {url: 'http://127.0.0.1:8301', healthy: false, latency_ms: 3, bytes_read: 0,
+       errors: ['http://127.0.0.1:8301/conda-forge/noarch/current_repodata.json.zst: [Errno 111] Connection refused']}
 chosen:
   description: Mirror to use (the index of it in O(mirrors) is RV(chosen_index)); null when none is healthy.
   returned: always
@@ -141,24 +147,57 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
 from ansible.module_utils.six.moves.http_client import HTTPException
+from ansible.module_utils.six.moves.urllib.error import HTTPError
 from ansible.module_utils.urls import ConnectionError as UrlConnectionError, open_url
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
 
 
-def fetch(module, url, subdir):
+def read_start(module, url):
+    """``(status, first bytes, whether that is the whole file)`` of ``url``: a ranged request for
+    cm.PROBE_BYTES, and never more read whatever the server sends."""
     params = module.params
-    started = time.monotonic()
     try:
         response = open_url(url, timeout=params['timeout'], validate_certs=params['validate_certs'],
-                            ca_path=params['ca_path'], http_agent='aistack.gpu_node conda_mirror_probe')
-        body = response.read()
-        seconds = time.monotonic() - started
-        return {'url': url, 'seconds': seconds, 'packages': cm.check_repodata(body, subdir)}
+                            ca_path=params['ca_path'], http_agent='aistack.gpu_node conda_mirror_probe',
+                            headers={'Range': 'bytes=0-%d' % (cm.PROBE_BYTES - 1)})
+    except HTTPError as error:
+        return error.code, b'', True
+    try:
+        body = response.read(cm.PROBE_BYTES + 1)
+        total = (response.headers.get('Content-Range') or '').rpartition('/')[2]
+    finally:
+        response.close()
+    complete = len(body) <= cm.PROBE_BYTES and (not total.isdigit() or len(body) >= int(total))
+    return response.getcode(), body[:cm.PROBE_BYTES], complete
+
+
+def probe_file(module, mirror, channel, subdir, name):
+    """One file conda reads, the way it reads it (``<name>.zst``, then ``<name>`` after a 4xx):
+    ``{url, seconds, bytes, error (optional)}``."""
+    started = time.monotonic()
+    url = cm.repodata_url(mirror, channel, subdir, name + '.zst')
+    read = 0
     # Every way a fetch can fail is a verdict on the mirror: URLError and socket errors are OSError,
     # a body cut short is an HTTPException, a malformed URL a ValueError, TLS and proxy failures
     # ansible's own ConnectionError.
+    try:
+        status, body, complete = read_start(module, url)
+        read += len(body)
+        if cm.falls_back(status):
+            url = cm.repodata_url(mirror, channel, subdir, name)
+            status, body, complete = read_start(module, url)
+            read += len(body)
+            if status == 404 and name in cm.OPTIONAL_NAMES:
+                return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read}
+        if status not in (200, 206):
+            raise cm.MirrorError('HTTP %s (conda fails every solve on it)' % status)
+        if url.endswith('.zst'):
+            cm.check_zstd_prefix(body, complete)
+        else:
+            cm.check_json_prefix(body, complete, subdir)
+        return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read}
     except (cm.MirrorError, OSError, HTTPException, ValueError, UrlConnectionError) as error:
-        return {'url': url, 'seconds': time.monotonic() - started, 'error': to_native(error)}
+        return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read, 'error': to_native(error)}
 
 
 def main():
@@ -186,8 +225,8 @@ def main():
 
     results = []
     for mirror in mirrors:
-        fetches = [fetch(module, cm.repodata_url(mirror, channel, subdir), subdir)
-                   for channel in channels for subdir in params['subdirs']]
+        fetches = [probe_file(module, mirror, channel, subdir, name)
+                   for channel in channels for subdir in params['subdirs'] for name in cm.REPODATA_NAMES]
         results.append(cm.summarize(mirror, fetches))
     ranked = cm.rank(results)
     redacted = [cm.redact(url) for url in mirrors]

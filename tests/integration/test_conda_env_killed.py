@@ -18,9 +18,9 @@ BEFORE = {"channels": ["conda-forge"], "dependencies": ["hello-ansible", "libfoo
 AFTER = {"channels": ["conda-forge"], "dependencies": ["hello-ansible", "libfoo=1.1"]}
 
 
-def module(base, spec, check=False, environment=None):
+def module(base, spec, check=False, environment=None, **options):
     """``ansible localhost -m aistack.gpu_node.conda_env`` started (not waited for)."""
-    args = {"name": "demo", "spec": spec, "conda_prefix": base.prefix, "environment": environment or {}}
+    args = dict({"name": "demo", "spec": spec, "conda_prefix": base.prefix, "environment": environment or {}}, **options)
     argv = [os.path.join(VENV_BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local",
             "-e", "ansible_python_interpreter=" + sys.executable, "-m", "aistack.gpu_node.conda_env",
             "-a", json.dumps(args)] + (["--check"] if check else [])
@@ -40,6 +40,12 @@ def result_of(proc):
 
 def run(base, spec, check=False):
     return result_of(module(base, spec, check))
+
+
+def backups(prefix):
+    """The ``*.c~`` files under the prefix (conda's backups of what it unlinks)."""
+    return sorted(os.path.relpath(os.path.join(folder, name), prefix) for folder, _dirs, names in os.walk(prefix)
+                  for name in names if name.endswith(".c~"))
 
 
 def records(prefix):
@@ -86,16 +92,26 @@ def test_killed_transaction_is_reported_then_repaired(conda_base, tmp_path, case
 
     state = records(prefix), open(marker).read()
     checked = run(base, AFTER, check=True)
-    outcome = "it is applied again" if case == "update" else "the env is removed and created again"
     assert checked["changed"] is True and checked["drift"][0] == (
-        "an earlier change of env demo (%s) started at %s did not finish; %s" % (left["command"], left["started"], outcome))
+        "an earlier change of env demo (%s) started at %s did not finish; the env is removed and created again"
+        % (left["command"], left["started"]))
+    if case == "create":
+        # conda writes conda-meta/history last: the prefix is no env to conda, and is replaced.
+        assert checked["drift"][1].startswith("prefix %s is not a conda environment: conda-meta/history is missing" % prefix)
+    else:
+        # conda renamed libfoo 1.0's files and record to *.c~ and never deleted them: an update
+        # would leave them, so the env is replaced.
+        assert checked["drift"][1] == ("2 file(s) left as .c~ backups by an interrupted conda transaction: "
+                                       "conda-meta/libfoo-1.0.0-h4616a5c_0.json.c~, share/libfoo/VERSION.c~; "
+                                       "the env is removed and created again")
     assert (records(prefix), open(marker).read()) == state, "check mode changed the env or the marker"
 
     repaired = run(base, AFTER)
     assert repaired["changed"] is True and not os.path.exists(marker) and not os.path.exists(work)
-    if case == "create":
-        assert repaired["commands"][0] == "conda remove -y --all -p %s --json" % prefix
-    assert repaired["commands"][-1].startswith("conda env %s " % ("update --prune" if case == "update" else "create"))
+    assert repaired["commands"][0] == ("rm -rf %s" % prefix if case == "create" else
+                                       "conda remove -y --all -p %s --json" % prefix)
+    assert repaired["commands"][-1].startswith("conda env create ")
+    assert backups(prefix) == []
     assert records(prefix) == ["hello-ansible-1.0.0-h4616a5c_0.json", "libfoo-1.1.0-h4616a5c_0.json"]
     listed = base.run("list", "--explicit", "--md5", "-p", prefix)
     with open(repaired["lock"]["explicit"]) as handle:
@@ -105,29 +121,72 @@ def test_killed_transaction_is_reported_then_repaired(conda_base, tmp_path, case
     assert again["changed"] is False and again["drift"] == []
 
 
-def test_create_killed_outside_the_module_is_updated_into_shape(conda_base, tmp_path):
-    """No marker (conda killed by hand, or before this module managed the env): a prefix with a
-    partial conda-meta cannot be told from a user's env, so it is updated, never wiped."""
+def kill_conda(base, pause_file, *args, mode=""):
+    """Runs ``conda ARGS`` until the stand-in's pause, SIGKILLs it there, returns what it had done."""
+    proc, reached = base.run_until_paused(pause_file, *args, mode=mode)
+    proc.kill()
+    assert proc.wait() == -signal.SIGKILL
+    return reached
+
+
+def test_create_killed_outside_the_module_is_replaced(conda_base, tmp_path):
+    """Issue 22, item 1. No marker (conda killed by hand, or before this module managed the env), and
+    conda writes conda-meta/history last: the prefix it leaves is refused by every conda command,
+    ``remove --all`` included. Check mode and state=absent report it instead of failing; state=present
+    deletes the folder and creates the env."""
     base = conda_base()
     prefix = os.path.join(base.prefix, "envs", "demo")
-    pause_file = str(tmp_path / "pause")
-    open(pause_file, "w").close()
-    create = subprocess.Popen([base.conda, "create", "-y", "-p", prefix, "hello-ansible", "libfoo=1.1"],
-                              env=dict(base.env, CONDA_TESTBED_PAUSE_FILE=pause_file),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while not os.path.exists(pause_file + ".reached"):
-        assert create.poll() is None and time.monotonic() < deadline, "the stand-in never reached the pause"
-        time.sleep(0.1)
-    create.kill()
-    assert create.wait() == -signal.SIGKILL and records(prefix) == ["libfoo-1.1.0-h4616a5c_0.json"]
+    kill_conda(base, str(tmp_path / "pause"), "create", "-y", "-p", prefix, "hello-ansible", "libfoo=1.1")
+    assert records(prefix) == ["libfoo-1.1.0-h4616a5c_0.json"] and not os.path.exists(os.path.join(prefix, "conda-meta", "history"))
+    refused = base.run("list", "--json", "-p", prefix)
+    assert refused.returncode == 1 and json.loads(refused.stdout)["exception_name"] == "DirectoryNotACondaEnvironmentError"
+    reason = ("prefix %s is not a conda environment: conda-meta/history is missing (a create that did not finish; "
+              "conda refuses every command on it); the folder is deleted and the env created again" % prefix)
+
+    checked = run(base, AFTER, check=True)
+    assert checked.get("failed") is not True and checked["changed"] is True and checked["drift"] == [reason], checked
+    absent = result_of(module(base, None, check=True, state="absent"))
+    assert absent.get("failed") is not True and absent["changed"] is True, absent
+    assert records(prefix) == ["libfoo-1.1.0-h4616a5c_0.json"], "check mode changed the prefix"
 
     repaired = run(base, AFTER)
-    assert repaired["changed"] is True and "interrupted" not in repaired
-    assert "declared conda packages not installed: hello-ansible" in repaired["drift"]
-    assert [c.split(" -f ")[0] for c in repaired["commands"]] == ["conda env update --prune"]
+    assert repaired["changed"] is True and "interrupted" not in repaired and repaired["drift"] == [reason]
+    assert repaired["commands"][0] == "rm -rf %s" % prefix and repaired["commands"][1].startswith("conda env create ")
     assert records(prefix) == ["hello-ansible-1.0.0-h4616a5c_0.json", "libfoo-1.1.0-h4616a5c_0.json"]
     assert run(base, AFTER)["changed"] is False
+
+    kill_conda(base, str(tmp_path / "pause2"), "create", "-y", "-p", prefix + "2", "hello-ansible")
+    removed = result_of(module(base, None, state="absent", name="demo2"))
+    assert removed["changed"] is True and removed["commands"] == ["rm -rf %s2" % prefix] and not os.path.exists(prefix + "2")
+
+
+def test_unlink_killed_outside_the_module_is_drift_and_replaced(conda_base, tmp_path):
+    """Issue 22, item 2. conda renames a package's files to *.c~ before its record; killed in between,
+    the package is still listed with its files gone, and conda calls the env complete. The module
+    finds the missing files and the backups, reports them in check mode and replaces the env."""
+    base = conda_base()
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert run(base, BEFORE)["changed"] is True
+    reached = kill_conda(base, str(tmp_path / "pause"), "install", "-y", "-p", prefix, "libfoo=1.1", mode="unlink-files")
+    assert reached["partly"] == ["unlink libfoo-1.0.0-h4616a5c_0"] and reached["backups"] == ["share/libfoo/VERSION.c~"]
+    listed = json.loads(base.run("list", "--json", "-p", prefix).stdout)
+    assert [(p["name"], p["version"]) for p in listed] == [("hello-ansible", "1.0.0"), ("libfoo", "1.0.0")]
+    drift = ["package libfoo 1.0.0 has 1 file(s) missing: share/libfoo/VERSION",
+             "1 file(s) left as .c~ backups by an interrupted conda transaction: share/libfoo/VERSION.c~; "
+             "the env is removed and created again"]
+
+    checked = run(base, BEFORE, check=True)
+    assert checked["changed"] is True and checked["drift"] == drift, checked
+    assert backups(prefix) == ["share/libfoo/VERSION.c~"], "check mode changed the env"
+
+    repaired = run(base, BEFORE)
+    assert repaired["changed"] is True and repaired["drift"] == drift
+    assert repaired["commands"][0] == "conda remove -y --all -p %s --json" % prefix
+    assert repaired["commands"][-1].startswith("conda env create ")
+    assert backups(prefix) == []
+    with open(os.path.join(prefix, "share", "libfoo", "VERSION")) as handle:
+        assert handle.read().strip() == "1.0.0"
+    assert run(base, BEFORE)["changed"] is False
 
 
 def record_manifest(base, tmp_path, lock, marker):
@@ -164,3 +223,61 @@ def test_manifest_refuses_the_lock_of_an_unfinished_change(conda_base, tmp_path)
     rc, out, recorded = record_manifest(base, tmp_path, lock, marker)
     with open(lock, "rb") as handle:
         assert rc == 0 and recorded["provision"]["env_locks"] == {lock: hashlib.sha256(handle.read()).hexdigest()}, out
+
+
+def test_failed_pip_section_names_pips_reason_and_stays_drift(conda_base):
+    """Issue 22, item 4. conda applies the conda part, then the pip section fails; its JSON says only
+    "Pip failed" and pip's reason goes to stderr. The failure names pip's reason, and the env, half
+    applied, stays drift (its marker) until a run completes."""
+    base = conda_base()
+    wheels = os.path.join(base.channel_root, "wheels")
+    bad = {"channels": ["conda-forge"], "dependencies": [
+        "python=3.11", "pip", "libfoo=1.0", {"pip": ["--no-index", "--find-links " + wheels, "six==9.9.9"]}]}
+    failed = run(base, bad)
+    assert failed.get("failed") is True
+    assert "No matching distribution found for six==9.9.9" in failed["msg"], failed["msg"]
+    assert "env demo is left unfinished" in failed["msg"]
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert "libfoo-1.0.0-h4616a5c_0.json" in records(prefix), "conda's part was applied"
+
+    checked = run(base, bad, check=True)
+    assert checked["changed"] is True and checked["drift"][0].startswith("an earlier change of env demo (conda env create ")
+
+    good = dict(bad, dependencies=bad["dependencies"][:3] + [{"pip": ["--no-index", "--find-links " + wheels, "six==1.17.0"]}])
+    repaired = run(base, good)
+    assert repaired["changed"] is True and not os.path.exists(prefix + ".in-progress.json")
+    assert run(base, good)["changed"] is False
+
+
+def test_pip_packages_dropped_from_the_spec_are_uninstalled_and_locked(conda_base):
+    """Issue 22, also seen: conda env update --prune never removes pip packages, and neither conda lock
+    records them. A pip project dropped from the spec is uninstalled; the pip lock records the pip
+    part, and a pip package installed by hand is drift against it."""
+    base = conda_base()
+    wheels = os.path.join(base.channel_root, "wheels")
+    with_six = {"channels": ["conda-forge"], "dependencies": [
+        "python=3.11", "pip", "libfoo=1.0", {"pip": ["--no-index", "--find-links " + wheels, "six==1.17.0"]}]}
+    without_six = dict(with_six, dependencies=with_six["dependencies"][:3])
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert run(base, with_six)["changed"] is True
+    with open(prefix + ".pip.txt") as handle:
+        assert handle.read() == "six==1.17.0\n"
+
+    checked = run(base, without_six, check=True)
+    assert "pip packages not declared are installed: six (conda env update never removes them; " \
+           "they are uninstalled)" in checked["drift"]
+    assert checked["package_changes"]["removed"] == ["six==1.17.0=pypi_0"]
+    updated = run(base, without_six)
+    assert updated["changed"] is True and updated["commands"][-1] == "%s/bin/python -m pip uninstall -y six" % prefix
+    pip_names = [p["name"] for p in json.loads(base.run("list", "--json", "-p", prefix).stdout) if p["channel"] == "pypi"]
+    assert pip_names == [] and run(base, without_six)["changed"] is False
+
+    subprocess.run([os.path.join(prefix, "bin", "python"), "-m", "pip", "install", "-q", "six==1.17.0"],
+                   env=base.env, check=True)
+    drifted = run(base, without_six, check=True)
+    assert drifted["changed"] is True and drifted["drift"] == [
+        "pip packages not declared are installed: six (conda env update never removes them; they are uninstalled)",
+        "the pip packages differ from the pip lock written after the last change: added six==1.17.0; removed none"]
+    repaired = run(base, without_six)
+    assert repaired["commands"][-1] == "%s/bin/python -m pip uninstall -y six" % prefix
+    assert run(base, without_six)["changed"] is False

@@ -289,3 +289,71 @@ def test_reads_the_system_condarc_and_condarc_d_like_conda(conda_base, conda_cha
     assert shown["channel_alias"]["location"] == conda_channel_root and shown["channel_alias"]["scheme"] == "file"
     proc = base.run("create", "-y", "-n", "demo", "libfoo=1.0", "--json")
     assert [e["dist_name"] for e in json.loads(proc.stdout)["actions"]["LINK"]] == ["libfoo-1.0.0-h4616a5c_0"]
+
+
+# Behaviours of real conda with no recording (they need a conda killed midway or a failing pip):
+# each is held to conda 26.7's source (named in the test) and, where it prints an error, to the
+# keys every recorded error JSON has.
+RECORDED_ERROR_KEYS = sorted(set.intersection(*[
+    set(data) for data in (json.loads(read_recorded(name)) for name, _rc, _command in index_rows() if name.endswith(".json"))
+    if isinstance(data, dict) and "exception_name" in data]))
+
+
+def test_error_keys_every_recorded_error_has():
+    assert RECORDED_ERROR_KEYS == ["caused_by", "error", "exception_name", "exception_type", "message"]
+
+
+def test_history_is_written_last_and_only_it_makes_an_env(conda_base, tmp_path):
+    """conda: PrefixData.is_environment() is conda-meta/history, written by the transaction's last
+    action; any other folder gets DirectoryNotACondaEnvironmentError, remove --all included."""
+    base = conda_base()
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    proc, reached = base.run_until_paused(str(tmp_path / "pause"), "create", "-y", "-p", prefix, "hello-ansible")
+    proc.kill()
+    proc.wait()
+    assert reached["done"] == ["link libfoo-1.1.0-h4616a5c_0"]
+    assert os.listdir(os.path.join(prefix, "conda-meta")) == ["libfoo-1.1.0-h4616a5c_0.json"]
+    for args in (["list", "-p", prefix], ["remove", "-y", "--all", "-p", prefix], ["env", "export", "-p", prefix]):
+        refused = base.run(*(args + ["--json"]))
+        error = json.loads(refused.stdout)
+        assert refused.returncode == 1 and error["exception_name"] == "DirectoryNotACondaEnvironmentError", refused.stdout
+        assert sorted(error) == sorted(RECORDED_ERROR_KEYS + ["target_directory"])
+        assert error["message"].startswith("The target directory exists, but it is not a conda environment.")
+    assert "demo" not in base.run("env", "list").stdout
+
+    created = base.run("create", "-y", "-p", prefix + "2", "hello-ansible", "--json")
+    assert created.returncode == 0 and os.path.isfile(os.path.join(prefix + "2", "conda-meta", "history"))
+
+
+def test_unlink_renames_files_then_the_record_to_backups(conda_base, tmp_path):
+    """conda: UnlinkPathAction renames each file to <path>.c~, RemoveLinkedPackageRecordAction (the
+    last of a package's actions) its record; the backups go only when the transaction is done."""
+    base = conda_base()
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert base.run("create", "-y", "-p", prefix, "hello-ansible", "libfoo=1.0").returncode == 0
+    pause = str(tmp_path / "pause")
+    proc, reached = base.run_until_paused(pause, "install", "-y", "-p", prefix, "libfoo=1.1", mode="unlink-files")
+    assert reached["backups"] == ["share/libfoo/VERSION.c~"]
+    meta = os.path.join(prefix, "conda-meta")
+    assert "libfoo-1.0.0-h4616a5c_0.json" in os.listdir(meta), "the record goes after the files"
+    os.unlink(pause)
+    assert proc.wait() == 0
+    assert not [n for _d, _s, names in os.walk(prefix) for n in names if n.endswith(".c~")]
+    assert sorted(n for n in os.listdir(meta) if n.endswith(".json")) == [
+        "hello-ansible-1.0.0-h4616a5c_0.json", "libfoo-1.1.0-h4616a5c_0.json"]
+
+
+def test_failed_pip_section_says_only_pip_failed_and_pips_reason_goes_to_stderr(conda_base, tmp_path):
+    """conda: env/pip_util.py prints "Pip subprocess error:" and pip's stderr to stderr and raises
+    CondaEnvException("Pip failed"); the conda part is applied by then."""
+    base = conda_base()
+    spec = tmp_path / "env.yml"
+    spec.write_text("name: demo\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n  - libfoo=1.0\n"
+                    "  - pip:\n      - six==9.9.9\n")
+    proc = base.run("env", "create", "--json", "-f", str(spec))
+    error = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert proc.returncode == 1 and error["exception_name"] == "CondaEnvException" and error["message"] == "Pip failed"
+    assert sorted(error) == RECORDED_ERROR_KEYS
+    assert "Pip subprocess error:" in proc.stderr and "No matching distribution found for six==9.9.9" in proc.stderr
+    assert "six" not in proc.stdout
+    assert os.path.isfile(os.path.join(base.prefix, "envs", "demo", "conda-meta", "history"))

@@ -1,11 +1,14 @@
 """Serve a folder of conda channels over real HTTP on loopback, with injectable faults.
 
 Faults apply to every request whose path matches ``--only`` (a substring; default all):
-``--latency SECONDS`` before answering, ``--status CODE`` instead of the file,
-``--truncate BYTES`` (send only the first bytes of each ``repodata.json``, with a Content-Length
-that matches what is sent, so the client sees a short but "complete" body),
-``--corrupt`` (``repodata.json`` replaced by text that is not JSON).
-Each request is appended to ``--log FILE`` as ``METHOD PATH STATUS`` when asked.
+``--latency SECONDS`` before answering, ``--status CODE`` instead of the file (``--status 500
+--only .json.zst``: a mirror that fails on the compressed repodata only),
+``--truncate BYTES`` (send only the first bytes of each repodata file - ``repodata.json``,
+``current_repodata.json`` and their ``.zst`` - with a Content-Length that matches what is sent, so
+the client sees a short but "complete" body), ``--corrupt`` (each repodata file replaced by text
+that is neither JSON nor zstd). Without a fault, a ``Range: bytes=A-B`` request gets that slice
+(206), as from a real mirror's web server.
+Each request is appended to ``--log FILE`` as ``METHOD PATH STATUS BYTES-SENT`` when asked.
 
 CLI: ``python -m conda_testbed.mirror --root DIR [--host 127.0.0.1] [--port 0] [faults...]``
 prints ``http://HOST:PORT`` on its first line once listening, then serves until killed.
@@ -16,6 +19,7 @@ import argparse
 import functools
 import http.server
 import os
+import re
 import sys
 import threading
 import time
@@ -42,10 +46,30 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # pylint: disable=redefined-builtin
         pass  # quiet; requests go to log_path
 
-    def _record(self, status):
+    def _record(self, status, sent=0):
         if self.log_path:
             with open(self.log_path, "a") as handle:
-                handle.write("%s %s %s\n" % (self.command, self.path, status))
+                handle.write("%s %s %s %d\n" % (self.command, self.path, status, sent))
+
+    def _send(self, status, body, headers=()):
+        self._record(status, len(body))
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _ranged(self, path, wanted):
+        """The slice a ``Range: bytes=A-B`` header asks for (206), read from the file alone."""
+        size = os.path.getsize(path)
+        first, _dash, last = wanted[len("bytes="):].partition("-")
+        first, last = int(first), min(int(last) if last else size - 1, size - 1)
+        with open(path, "rb") as handle:
+            handle.seek(first)
+            body = handle.read(max(last - first + 1, 0))
+        self._send(206, body, [("Content-Type", "application/octet-stream"),
+                               ("Content-Range", "bytes %d-%d/%d" % (first, last, size))])
 
     def do_GET(self):  # noqa: N802
         faults = self.faults
@@ -56,25 +80,22 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self._record(faults.status)
             self.send_error(faults.status)
             return
-        is_repodata = self.path.split("?")[0].endswith("repodata.json")
+        is_repodata = self.path.split("?")[0].endswith(("repodata.json", "repodata.json.zst"))
+        path = self.translate_path(self.path)
         if applies and is_repodata and (faults.corrupt or faults.truncate is not None):
-            path = self.translate_path(self.path)
             if not os.path.isfile(path):
                 self._record(404)
                 self.send_error(404)
                 return
             with open(path, "rb") as handle:
-                body = handle.read()
-            body = CORRUPT if faults.corrupt else body[: faults.truncate]
-            self._record(200)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+                body = CORRUPT if faults.corrupt else handle.read(faults.truncate)
+            self._send(200, body, [("Content-Type", "application/json")])
             return
-        path = self.translate_path(self.path)
-        self._record(200 if os.path.exists(path) else 404)
+        wanted = self.headers.get("Range", "")
+        if os.path.isfile(path) and re.match(r"^bytes=\d+-\d*$", wanted):
+            self._ranged(path, wanted)
+            return
+        self._record(200 if os.path.exists(path) else 404, os.path.getsize(path) if os.path.isfile(path) else 0)
         super().do_GET()
 
 

@@ -10,12 +10,15 @@
   stopped after the test.
 - ``conda_installer`` (session): the stand-in installer's path; its sha256 in ``<path>.sha256``.
 - ``conda_base`` (factory): ``conda_base(condarc=None)`` runs the installer into a fresh prefix and
-  returns a ``Base`` with ``prefix``, ``conda`` (path of bin/conda), ``home``, ``env`` and
-  ``run(*args)`` (a CompletedProcess; HOME and pip are isolated from the machine).
+  returns a ``Base`` with ``prefix``, ``conda`` (path of bin/conda), ``home``, ``env``,
+  ``run(*args)`` (a CompletedProcess; HOME and pip are isolated from the machine) and
+  ``run_until_paused(pause_file, *args, mode="")`` (the stand-in's pause hook).
 """
 
+import json
 import os
 import subprocess
+import time
 
 import pytest
 import yaml
@@ -40,6 +43,21 @@ class Base:
         with open(path, "w") as handle:
             yaml.safe_dump(settings, handle, sort_keys=False)
         return path
+
+    def run_until_paused(self, pause_file, *args, mode=""):
+        """Starts ``conda ARGS`` with the stand-in's pause hook (``mode`` in the pause file: empty for
+        midway, or ``unlink-files``) and returns (the process, what it had done) once it waits there."""
+        with open(pause_file, "w") as handle:
+            handle.write(mode)
+        proc = subprocess.Popen([self.conda] + list(args), env=dict(self.env, CONDA_TESTBED_PAUSE_FILE=pause_file),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while not os.path.exists(pause_file + ".reached"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("the stand-in never reached the pause: %s%s" % proc.communicate())
+            time.sleep(0.1)
+        with open(pause_file + ".reached") as handle:
+            return proc, json.load(handle)
 
     def run(self, *args, env=None, cwd=None):
         return subprocess.run([self.conda] + list(args), capture_output=True, text=True, check=False,

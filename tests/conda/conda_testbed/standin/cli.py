@@ -30,6 +30,8 @@ from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError
 CONDA_VERSION = "26.7.1"
 # Test hook, not a conda setting: pause a transaction halfway so a test can kill it (pause_midway).
 PAUSE_FILE_VARIABLE = "CONDA_TESTBED_PAUSE_FILE"
+# conda renames what it unlinks to this suffix and deletes the backups at the end of the transaction
+BACKUP_SUFFIX = ".c~"
 NOTHING_TO_DO = "All requested packages already installed."
 ANACONDA_ORG_HINT = ("To search for alternate channels that may provide the conda package you're\n"
                      "looking for, navigate to\n\n    https://anaconda.org\n\nand use the search bar at the top of the page.\n")
@@ -146,13 +148,13 @@ class Context:
             if os.path.isdir(envs_dir):
                 for name in sorted(os.listdir(envs_dir)):
                     path = os.path.join(envs_dir, name)
-                    if os.path.isdir(os.path.join(path, "conda-meta")) and path not in found:
+                    if is_env(path) and path not in found:
                         found.append(path)
         if os.path.exists(self.environments_txt):
             with open(self.environments_txt) as handle:
                 for line in handle:
                     path = line.strip()
-                    if path and os.path.isdir(os.path.join(path, "conda-meta")) and path not in found and path != self.root:
+                    if path and is_env(path) and path not in found and path != self.root:
                         found.append(path)
         return found + [self.root]
 
@@ -184,7 +186,7 @@ class Context:
             prefix = None
             for envs_dir in self.config.envs_dirs:
                 candidate = os.path.join(envs_dir, name)
-                if os.path.isdir(os.path.join(candidate, "conda-meta")):
+                if os.path.isdir(candidate):
                     prefix = candidate
                     break
             if prefix is None:
@@ -194,8 +196,10 @@ class Context:
                 prefix = os.path.join(self.config.envs_dirs[0], name)
         if prefix is None:
             prefix = os.environ.get("CONDA_PREFIX") or self.root
-        if must_exist and not is_env(prefix):
+        if must_exist and not os.path.isdir(prefix):
             raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % prefix, location=prefix)
+        if must_exist and not is_env(prefix):
+            raise not_an_env(prefix)
         return prefix
 
     def env_details(self, prefix):
@@ -217,8 +221,17 @@ class Context:
         return self.config.pkgs_dirs[0]
 
 
+def not_an_env(prefix):
+    """Conda's refusal of a folder without conda-meta/history (exceptions.DirectoryNotACondaEnvironmentError)."""
+    return CondaError("DirectoryNotACondaEnvironmentError",
+                      "The target directory exists, but it is not a conda environment.\n"
+                      "Use 'conda create' to convert the directory to a conda environment.\n"
+                      "  target directory: %s\n" % prefix, target_directory=prefix)
+
+
 def is_env(prefix):
-    return os.path.isdir(os.path.join(prefix, "conda-meta"))
+    """Conda's own test (PrefixData.is_environment): conda-meta/history, which it writes last."""
+    return os.path.isfile(os.path.join(prefix, "conda-meta", "history"))
 
 
 def installed_records(prefix):
@@ -365,6 +378,25 @@ class Channels:
                 last = exc
         raise last
 
+    def first_reads(self, base, subdir):
+        """What conda 26 fetches before the packages (repodata_fns; gateways/repodata/zstd.py):
+        current_repodata.json then repodata.json, each as ``.zst`` first, falling back to the plain
+        file on a 4xx other than 416; current_repodata.json may be missing. Any other failure raises
+        (HTTPError). The stand-in has no zstd decoder, so it reads the packages from the plain
+        repodata.json afterwards: the HTTP answers are conda's, the bytes parsed are not."""
+        for name in ("current_repodata.json", "repodata.json"):
+            url = "%s/%s/%s.zst" % (base, subdir, name)
+            try:
+                self._get(url)
+            except urllib.error.HTTPError as exc:
+                if not (400 <= exc.code < 500 and exc.code != 416):
+                    raise
+                try:
+                    self._get(url[: -len(".zst")])
+                except urllib.error.HTTPError as plain:
+                    if not (plain.code == 404 and name == "current_repodata.json"):
+                        raise
+
     def load(self):
         from rattler import Channel, ChannelConfig, SparseRepoData
 
@@ -377,13 +409,15 @@ class Channels:
             for subdir in SUBDIRS:
                 url = "%s/%s/repodata.json" % (base, subdir)
                 try:
+                    if not base.startswith("file:"):
+                        self.first_reads(base, subdir)
                     raw = self._get(url)
                 except urllib.error.HTTPError as exc:
                     if exc.code == 404 and subdir == "noarch":
                         raise unavailable(base, 404, exc.reason)
                     if exc.code == 404:
                         continue
-                    raise http_error(url, exc.code, str(exc.reason).upper(), base)
+                    raise http_error(exc.filename or url, exc.code, str(exc.reason).upper(), base)
                 except (urllib.error.URLError, OSError) as exc:
                     if base.startswith("file:"):
                         if subdir == "noarch":
@@ -610,19 +644,22 @@ def human_size(size):
 
 
 def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=()):
-    import rattler
-
+    """Conda's order: unlinks (reverse dependency order), each renaming the package's files and then
+    its record to ``*.c~``; links; the backups deleted; ``conda-meta/history`` written last."""
     link, unlink = diff(installed, target)
     if not link and not unlink:
         if update_specs or remove_specs:
             write_history(prefix, argv, [], [], update_specs, remove_specs)
         return link, unlink
     os.makedirs(ctx.pkgs_dir, exist_ok=True)
-    pause_file = os.environ.get(PAUSE_FILE_VARIABLE)
-    if pause_file and os.path.exists(pause_file):
-        installed = pause_midway(ctx, prefix, installed, link, unlink, pause_file)
-    asyncio.run(rattler.install(list(target), prefix, cache_dir=ctx.pkgs_dir, installed_packages=list(installed),
-                                show_progress=False))
+    unlinking = topological(unlink)[::-1]
+    backups = pause_midway(ctx, prefix, unlinking, link) if pause_requested() else []
+    for record in unlinking:
+        if os.path.exists(record_path(prefix, record)):
+            backups += unlink_with_backups(prefix, record)
+    link_packages(ctx, prefix, list(target))
+    for path in backups:
+        os.unlink(path)
     write_history(prefix, argv, ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in link],
                   ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in unlink],
                   update_specs, remove_specs)
@@ -630,29 +667,82 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
     return link, unlink
 
 
-def pause_midway(ctx, prefix, installed, link, unlink, pause_file):
-    """Test hook (``CONDA_TESTBED_PAUSE_FILE``, only while that file exists): do the first half of
-    the transaction in conda's order (unlinks in reverse dependency order, then links), so that
-    conda-meta is partly rewritten and dependencies may be broken; write ``<file>.reached`` (JSON:
-    this process's pid, what was done); wait while the file exists. A test kills the process here
-    with SIGKILL, as an interrupted real conda would be; removing the file lets it finish instead."""
+def link_packages(ctx, prefix, records):
+    """rattler makes the prefix hold ``records``. It writes an empty conda-meta/history into a new
+    prefix at once; conda writes it last (write_history), so a killed create leaves none."""
     import rattler
 
-    actions = [("unlink", r) for r in topological(unlink)[::-1]] + [("link", r) for r in link]
-    done = actions[:(len(actions) + 1) // 2]
-    unlinked = {_identity(r) for kind, r in done if kind == "unlink"}
-    linked = [r for kind, r in done if kind == "link"]
-    halfway = [r for r in installed if _identity(r) not in unlinked] + linked
-    asyncio.run(rattler.install(halfway, prefix, cache_dir=ctx.pkgs_dir, installed_packages=list(installed),
+    history = os.path.join(prefix, "conda-meta", "history")
+    had_history = os.path.exists(history)
+    asyncio.run(rattler.install(records, prefix, cache_dir=ctx.pkgs_dir, installed_packages=installed_records(prefix),
                                 show_progress=False))
-    report = {"pid": os.getpid(), "prefix": prefix, "done": ["%s %s" % (kind, dist_name(r)) for kind, r in done],
-              "left": ["%s %s" % (kind, dist_name(r)) for kind, r in actions[len(done):]]}
+    if not had_history and os.path.exists(history):
+        os.unlink(history)
+
+
+def record_path(prefix, record):
+    return os.path.join(prefix, "conda-meta", dist_name(record) + ".json")
+
+
+def unlink_with_backups(prefix, record, files=None):
+    """Conda's unlink of one package: each file (``files``, default all) renamed to ``<path>.c~``, then,
+    when all are, the record; returns the backups, which conda deletes only once the transaction is done."""
+    backups = []
+    every = [str(path) for path in record.files]
+    for path in every if files is None else files:
+        full = os.path.join(prefix, path)
+        if os.path.lexists(full):
+            os.replace(full, full + BACKUP_SUFFIX)
+            backups.append(full + BACKUP_SUFFIX)
+    if files is None:
+        os.replace(record_path(prefix, record), record_path(prefix, record) + BACKUP_SUFFIX)
+        backups.append(record_path(prefix, record) + BACKUP_SUFFIX)
+    return backups
+
+
+def pause_requested():
+    """The test hook's mode: None, ``midway`` (empty pause file) or ``unlink-files``."""
+    pause_file = os.environ.get(PAUSE_FILE_VARIABLE)
+    if not pause_file or not os.path.exists(pause_file):
+        return None
+    with open(pause_file) as handle:
+        return handle.read().strip() or "midway"
+
+
+def pause_midway(ctx, prefix, unlinking, link):
+    """Test hook (``CONDA_TESTBED_PAUSE_FILE``, only while that file exists). An empty file: do the
+    first half of the transaction's actions in conda's order (unlinks, then links), so that conda-meta
+    is partly rewritten and dependencies may be broken. ``unlink-files`` in it: rename the first half
+    (at least one) of the first unlinked package's files to ``*.c~`` and leave its record. Then write
+    ``<file>.reached`` (JSON: this process's pid, what was done) and wait while the file exists. A test
+    kills the process here with SIGKILL, as an interrupted real conda would be; removing the file
+    lets it finish instead. Returns the ``*.c~`` backups made."""
+    pause_file = os.environ[PAUSE_FILE_VARIABLE]
+    actions = [("unlink", r) for r in unlinking] + [("link", r) for r in link]
+    report = {"pid": os.getpid(), "prefix": prefix}
+    backups = []
+    if pause_requested() == "unlink-files" and unlinking:
+        files = [str(path) for path in unlinking[0].files]
+        backups = unlink_with_backups(prefix, unlinking[0], files[:max(1, len(files) // 2)])
+        report.update(done=[], partly=["unlink %s" % dist_name(unlinking[0])],
+                      backups=[os.path.relpath(b, prefix) for b in backups],
+                      left=["%s %s" % (kind, dist_name(r)) for kind, r in actions])
+    else:
+        done = actions[:(len(actions) + 1) // 2]
+        for kind, record in done:
+            if kind == "unlink":
+                backups += unlink_with_backups(prefix, record)
+        linked = [r for kind, r in done if kind == "link"]
+        if linked:
+            link_packages(ctx, prefix, installed_records(prefix) + linked)
+        report.update(done=["%s %s" % (kind, dist_name(r)) for kind, r in done],
+                      left=["%s %s" % (kind, dist_name(r)) for kind, r in actions[len(done):]])
     with open(pause_file + ".reached.tmp", "w") as handle:
         json.dump(report, handle)
     os.replace(pause_file + ".reached.tmp", pause_file + ".reached")
     while os.path.exists(pause_file):
         time.sleep(0.1)
-    return installed_records(prefix)
+    return backups
 
 
 def to_repodata_records(records):
@@ -703,7 +793,7 @@ def run_pip(out, prefix, env_file):
         out.text(proc.stdout)
         if proc.returncode != 0:
             sys.stderr.write("Pip subprocess error:\n%s\n" % proc.stderr)
-            raise CondaError("CondaEnvException", "Pip failed\n\n%s" % proc.stderr)
+            raise CondaError("CondaEnvException", "Pip failed")  # pip's reason is on stderr only, as in conda
         out.text("done")
     finally:
         os.unlink(requirements)
@@ -908,6 +998,8 @@ def cmd_env_create_update(ctx, args, out, argv, creating):
     env_file = read_env_file(args.file)
     prefix = env_prefix(ctx, args, env_file)
     exists = is_env(prefix)
+    if not creating and os.path.isdir(prefix) and not exists:
+        raise not_an_env(prefix)
     out.step("Collecting package metadata (repodata.json)")
     channels = Channels(ctx, env_file["channels"] + ctx.config.channels, out).load()
     try:

@@ -224,3 +224,30 @@ def test_validate_env_name():
 def test_parse_json_skips_pip_text_with_brackets():
     out = "Ran pip subprocess with arguments:\n['/opt/conda/envs/x/bin/python', '-m']\n" + read_conda('env-create-existing.json')
     assert ce.parse_json(out, 'conda env create')['actions']['PIP'] == ['six-1.17.0']
+
+
+LOCK_TEXT = '@EXPLICIT\nfile:///srv/conda-channel/noarch/libfoo-1.0.0-h4616a5c_0.conda\n'
+
+
+def test_pip_lock_and_stray_pip_packages():
+    """conda env update --prune never removes pip packages, and neither conda lock records them."""
+    installed = ce.installed_packages(json.loads(read_conda('conda-list-demo-pip.json')))
+    assert ce.pip_lock(installed) == 'six==1.17.0\n'
+    with_six = ce.normalize_environment(DEMO_PIP)
+    without_six = ce.normalize_environment(dict(DEMO_PIP, dependencies=DEMO_PIP['dependencies'][:-1]))
+    applied = ce.render_environment('demo-pip', with_six)
+    assert ce.applied_pip_names(applied) == ['six']
+    # Declared by the spec applied last and not by this one: stray.
+    assert ce.stray_pip(applied, 'six==1.17.0\n', without_six, installed) == ['six']
+    assert ce.stray_pip(applied, 'six==1.17.0\n', with_six, installed) == []
+    # Installed after the pip lock was written, and not declared: stray; no lock yet: nothing known.
+    plain = ce.render_environment('demo-pip', without_six)
+    assert ce.stray_pip(plain, '', without_six, installed) == ['six']
+    assert ce.stray_pip(plain, None, without_six, installed) == []
+    reasons = ce.drift(without_six, installed, plain, plain, LOCK_TEXT, LOCK_TEXT, stored_pip_lock='')
+    assert reasons == ['pip packages not declared are installed: six (conda env update never removes them; they are '
+                       'uninstalled)',
+                       'the pip packages differ from the pip lock written after the last change: added six==1.17.0; '
+                       'removed none']
+    predicted = ce.predicted_pip(installed, without_six, ['six'])
+    assert predicted == []

@@ -53,8 +53,8 @@ def test_an_env_the_module_did_not_run_on_gets_conda_s_default_prefix_and_no_run
 def test_the_files_are_the_ones_the_module_writes():
     assert ce.env_files('/opt/conda/envs', 'train') == {
         'spec': '/opt/conda/envs/train.environment.yml', 'explicit': '/opt/conda/envs/train.explicit.txt',
-        'from_history': '/opt/conda/envs/train.from-history.yml', 'marker': '/opt/conda/envs/train.in-progress.json',
-        'work': '/opt/conda/envs/.train.applying'}
+        'from_history': '/opt/conda/envs/train.from-history.yml', 'pip': '/opt/conda/envs/train.pip.txt',
+        'marker': '/opt/conda/envs/train.in-progress.json', 'work': '/opt/conda/envs/.train.applying'}
 
 
 @pytest.mark.parametrize('declared, name, prefix, expected', [

@@ -93,3 +93,46 @@ def test_unfinished_change_wording_per_outcome():
     assert ce.unfinished_change('demo-pip', record, 'create', None).endswith('did not finish; the env is created again')
     assert ce.unfinished_change('demo-pip', record, 'remove', 'conda').endswith(
         'did not finish; what is left of the env is removed')
+
+
+@pytest.mark.parametrize('has, kind', [
+    ((True, True, True), 'env'), ((True, True, False), 'not-an-env'), ((True, False, False), 'folder'),
+    ((False, False, False), 'missing')])
+def test_only_conda_meta_history_makes_an_env(has, kind):
+    """conda's own test (it writes history last and refuses any other prefix)."""
+    assert ce.prefix_kind(*has) == kind
+
+
+@pytest.mark.parametrize('record', [None, marker(), marker('create', prefix_is_ours=True), marker(spec_sha256='b' * 64)])
+def test_a_prefix_conda_refuses_is_deleted_then_created_with_or_without_marker(record):
+    assert ce.present_plan(False, True, record, SHA, not_an_env=True) == ('create', 'directory')
+    assert ce.absent_plan(False, True, record, not_an_env=True) == 'directory'
+
+
+@pytest.mark.parametrize('record', [None, marker()])
+def test_a_damaged_env_is_removed_then_created_even_for_the_same_spec(record):
+    assert ce.present_plan(True, True, record, SHA, damaged=True) == ('create', 'conda')
+
+
+def test_damage_names_packages_with_missing_files_and_backups():
+    records = [{'name': 'numpy', 'version': '2.4.6', 'missing': ['lib/a.py', 'lib/b.py', 'lib/c.py', 'lib/d.py']},
+               {'name': 'libfoo', 'version': '1.0.0', 'missing': []}]
+    assert ce.damage_reasons(records, ['lib/a.py.c~', 'conda-meta/x.json.c~']) == [
+        'package numpy 2.4.6 has 4 file(s) missing: lib/a.py, lib/b.py, lib/c.py and 1 more',
+        '2 file(s) left as .c~ backups by an interrupted conda transaction: conda-meta/x.json.c~, lib/a.py.c~; '
+        'the env is removed and created again']
+    assert ce.damage_reasons([records[1]], []) == []
+
+
+def test_failed_pip_section_is_named_by_pips_own_error():
+    """conda's JSON says only "Pip failed" (env/pip_util.py); pip's reason is on stderr."""
+    stdout = json.dumps({'exception_name': 'CondaEnvException', 'message': 'Pip failed', 'error': 'CondaEnvException: Pip failed'})
+    stderr = ('Pip subprocess error:\nLooking in links: /srv/wheels\n'
+              'ERROR: Could not find a version that satisfies the requirement six==9.9.9 (from versions: 1.17.0)\n'
+              'ERROR: No matching distribution found for six==9.9.9\n')
+    assert ce.explain_failure('conda env update', 1, stdout, stderr) == (
+        "conda env update failed (rc=1, CondaEnvException): the pip section failed after conda's packages were applied: "
+        'ERROR: Could not find a version that satisfies the requirement six==9.9.9 (from versions: 1.17.0) '
+        'ERROR: No matching distribution found for six==9.9.9')
+    assert ce.pip_error('Pip subprocess error:\nKilled\n') == 'Killed'
+    assert ce.pip_error('') == 'pip printed no error'

@@ -19,7 +19,7 @@ REPODATA = json.dumps({'info': {'subdir': 'noarch'}, 'packages': {},
 
 
 def fetch(url, seconds, error=None):
-    return dict({'url': url, 'seconds': seconds}, **({'error': error} if error else {'packages': 1}))
+    return dict({'url': url, 'seconds': seconds, 'bytes': 100}, **({'error': error} if error else {}))
 
 
 def test_repodata_checked():
@@ -32,6 +32,48 @@ def test_repodata_checked():
         cm.check_repodata(REPODATA, 'linux-64')
     with pytest.raises(cm.MirrorError, match='does not parse'):
         cm.check_repodata(b'\xff\xfe', 'noarch')
+
+
+# REPODATA compressed by zstd 1.5.4 (zstd --check): one compressed block, a content checksum.
+REPODATA_ZST = bytes.fromhex(
+    '28b52ffd2477f5020022c5121980a93a2b6a5690081ed382a4b224cc80315ff68b4332195110dd7d76c8350315243a28501053'
+    '4c3984b9296778ae652d0fd30f46c88226e208e8176a24ef31dd704b258e3f4ce7b6ee2f05004d076c21108ab29133801c6eea01ef6f60f7')
+
+
+def test_zstd_frames_checked_on_what_was_read():
+    assert cm.check_zstd_prefix(REPODATA_ZST, complete=True) == len(REPODATA_ZST)
+    assert cm.check_zstd_prefix(REPODATA_ZST + REPODATA_ZST, complete=True) == 2 * len(REPODATA_ZST)
+    # The first bytes of a bigger file: fine as far as they go.
+    assert cm.check_zstd_prefix(REPODATA_ZST[:20], complete=False) == 20
+    with pytest.raises(cm.MirrorError, match='ends inside a frame after 20 bytes: truncated'):
+        cm.check_zstd_prefix(REPODATA_ZST[:20], complete=True)
+    with pytest.raises(cm.MirrorError, match='not zstd data'):
+        cm.check_zstd_prefix(b'<html><body>502 Bad Gateway</body></html>', complete=True)
+    with pytest.raises(cm.MirrorError, match='reserved bit'):
+        cm.check_zstd_prefix(REPODATA_ZST[:4] + bytes([REPODATA_ZST[4] | 0x08]) + REPODATA_ZST[5:], complete=True)
+    # A block header of the reserved type 3
+    header_end = 4 + 1 + 1  # magic, descriptor 0x24 (checksum, 1-byte FCS single segment), FCS
+    corrupt = REPODATA_ZST[:header_end] + bytes([REPODATA_ZST[header_end] | 0x06]) + REPODATA_ZST[header_end + 1:]
+    with pytest.raises(cm.MirrorError, match='invalid .type 3'):
+        cm.check_zstd_prefix(corrupt, complete=False)
+    with pytest.raises(cm.MirrorError, match='empty file'):
+        cm.check_zstd_prefix(b'', complete=True)
+
+
+def test_json_prefix_checked_and_whole_files_parsed():
+    assert cm.check_json_prefix(REPODATA.encode()[:50], False, 'noarch') is None
+    assert cm.check_json_prefix(REPODATA.encode(), True, 'noarch') == 1
+    with pytest.raises(cm.MirrorError, match='does not start as a JSON object'):
+        cm.check_json_prefix(b'<html>', False, 'noarch')
+    with pytest.raises(cm.MirrorError, match='is not UTF-8'):
+        cm.check_json_prefix(b'{"info": "\xff\xfe\xfd and more"}', False, 'noarch')
+    with pytest.raises(cm.MirrorError, match='truncated or corrupt'):
+        cm.check_json_prefix(REPODATA.encode()[:50], True, 'noarch')
+
+
+@pytest.mark.parametrize('status, falls_back', [(404, True), (403, True), (416, False), (500, False), (503, False)])
+def test_conda_falls_back_to_plain_json_on_4xx_but_416(status, falls_back):
+    assert cm.falls_back(status) is falls_back
 
 
 def test_rank_and_choose_the_fastest_healthy_with_fallbacks_in_order():

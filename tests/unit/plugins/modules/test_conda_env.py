@@ -55,6 +55,7 @@ class RecordedConda(object):
         rc, answer = self.answers[key]
         if key == 'env create' and rc == 0:
             os.makedirs(os.path.join(self.prefix, 'conda-meta'))
+            open(os.path.join(self.prefix, 'conda-meta', 'history'), 'w').close()  # conda writes it last
             os.makedirs(os.path.join(self.prefix, 'bin'))
             with open(os.path.join(self.prefix, 'bin', 'python'), 'w') as handle:
                 handle.write('#!/bin/sh\nexit 99\n')
@@ -62,7 +63,7 @@ class RecordedConda(object):
         if key == 'env update' and rc == 0 and self.list_after_update:
             self.answers['list --json'] = (0, self.list_after_update)
         if key == 'remove' and rc == 0:
-            os.rmdir(os.path.join(self.prefix, 'conda-meta'))
+            shutil.rmtree(os.path.join(self.prefix, 'conda-meta'))
             shutil.rmtree(os.path.join(self.prefix, 'bin'), ignore_errors=True)
         text = read_conda(answer) if answer.endswith(('.json', '.txt')) else answer
         return rc, text, ''

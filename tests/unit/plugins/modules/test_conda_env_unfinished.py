@@ -9,8 +9,10 @@ __metaclass__ = type
 
 import json
 import os
+import shutil
 
 from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 from ansible_collections.aistack.gpu_node.plugins.modules import conda_env
 from test_conda_env import SPEC, node  # noqa: F401  pylint: disable=unused-import
 
@@ -72,7 +74,8 @@ def test_a_marker_is_drift_even_when_the_packages_look_right(node, capsys):  # n
     assert code == 0 and result['changed'] is False
 
 
-def test_killed_create_with_partial_conda_meta_is_removed_then_created(node, capsys):  # noqa: F811
+def test_killed_create_with_partial_conda_meta_is_deleted_then_created(node, capsys):  # noqa: F811
+    """conda writes conda-meta/history last and refuses a prefix without it, remove --all included."""
     fake, args, envs = node
     fake.answers['env create'] = KILLED
     code, result = run_module(conda_env, args, capsys)
@@ -85,7 +88,30 @@ def test_killed_create_with_partial_conda_meta_is_removed_then_created(node, cap
     code, result = run_module(conda_env, args, capsys)
     assert code == 0 and result['changed'] is True and marker_of(envs) is None
     assert result['drift'][0].endswith('did not finish; the env is removed and created again')
-    assert result['commands'][0] == 'conda remove -y --all -p %s --json' % args['prefix']
+    assert result['drift'][1] == ce.not_an_env_reason(args['prefix'])
+    assert result['commands'][0] == 'rm -rf %s' % args['prefix']
+    assert result['commands'][1].startswith('conda env create -f ')
+    called = [c[0] for c in fake.calls]
+    assert 'list' not in called[:called.index('env')], 'conda refuses such a prefix: it is not asked'
+
+
+def test_killed_unlink_is_damage_that_replaces_the_env(node, capsys):  # noqa: F811
+    """A record whose files are gone and *.c~ backups: conda calls the env complete; it is replaced."""
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    meta = os.path.join(args['prefix'], 'conda-meta')
+    with open(os.path.join(meta, 'libfoo-1.0.0-h4616a5c_0.json'), 'w') as handle:
+        json.dump({'name': 'libfoo', 'version': '1.0.0', 'files': ['share/libfoo/VERSION']}, handle)
+    os.makedirs(os.path.join(args['prefix'], 'share', 'libfoo'))
+    open(os.path.join(args['prefix'], 'share', 'libfoo', 'VERSION.c~'), 'w').close()
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True and result['drift'][:2] == [
+        'package libfoo 1.0.0 has 1 file(s) missing: share/libfoo/VERSION',
+        '1 file(s) left as .c~ backups by an interrupted conda transaction: share/libfoo/VERSION.c~; '
+        'the env is removed and created again']
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['commands'][0] == 'conda remove -y --all -p %s --json' % args['prefix']
     assert result['commands'][1].startswith('conda env create -f ')
 
 
@@ -145,7 +171,7 @@ def test_killed_removal_that_got_past_conda_meta_deletes_the_folder(node, capsys
     fake.answers['remove'] = KILLED
     run_module(conda_env, dict(args, state='absent'), capsys)
     assert marker_of(envs)['command'] == 'conda remove -y --all -p %s' % args['prefix']
-    os.rmdir(os.path.join(args['prefix'], 'conda-meta'))  # conda had got that far
+    shutil.rmtree(os.path.join(args['prefix'], 'conda-meta'))  # conda had got that far
     code, result = run_module(conda_env, dict(args, state='absent'), capsys)
     assert code == 0 and result['changed'] is True and result['commands'] == ['rm -rf %s' % args['prefix']]
     assert os.listdir(str(envs)) == []
