@@ -313,6 +313,15 @@ def published_envs(declared, conda_prefix, lock_dir=None, results=None):
     return envs
 
 
+def env_name_from_prefix(prefix):
+    """The name an env outside conda goes by: its folder's, or the parent's for a hidden folder
+    (/opt/torch/.venv is torch); '' for an empty prefix or /."""
+    parts = [part for part in (prefix or '').split('/') if part]
+    while parts and parts[-1].startswith('.'):
+        parts.pop()
+    return parts[-1] if parts else ''
+
+
 def target_env(envs, name='', prefix=''):
     """The one environment the env roles (apex_build, numa_tuning, jupyter_kernel, gpu_validate,
     node_manifest) work on: ``prefix`` (a user-named prefix, e.g. a venv), else the env ``name``,
@@ -322,7 +331,7 @@ def target_env(envs, name='', prefix=''):
         if not os.path.isabs(prefix):
             raise CondaEnvError('aistack_env_prefix must be an absolute path, got %r' % prefix)
         prefix = prefix.rstrip('/') or '/'
-        return {'name': os.path.basename(prefix) or prefix, 'prefix': prefix, 'python': os.path.join(prefix, 'bin', 'python'),
+        return {'name': env_name_from_prefix(prefix) or prefix, 'prefix': prefix, 'python': os.path.join(prefix, 'bin', 'python'),
                 'conda': False, 'chosen_by': 'aistack_env_prefix'}
     present = [env for env in envs.values() if env['state'] == 'present']
     if name:

@@ -14,6 +14,8 @@ import os
 import pwd
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_env import env_name_from_prefix
+
 KERNEL_FILE = 'kernel.json'
 CONNECTION_FILE_PLACEHOLDER = '{connection_file}'
 DEFAULT_PREFIX = '/usr/local'
@@ -21,6 +23,9 @@ DEFAULT_PREFIX = '/usr/local'
 # Jupyter accepts these characters in a kernel name and lower-cases the name when it installs
 # or looks one up, so an upper-case name would never match its own directory.
 _NAME_CHARACTERS = re.compile(r'^[A-Za-z0-9._-]+$')
+# jupyter_client's KernelManager starts its own python3 kernel when asked for 'python', so a
+# kernelspec of that name is never the one that runs.
+_NAMES_TAKEN_BY_JUPYTER = ('python',)
 
 
 class KernelspecError(Exception):
@@ -35,6 +40,24 @@ def validate_name(name):
     if name != name.lower():
         raise KernelspecError(
             'name %r has upper-case letters; Jupyter lower-cases kernel names, so use %r' % (name, name.lower()))
+    if name in _NAMES_TAKEN_BY_JUPYTER:
+        raise KernelspecError(
+            'name %r is taken by Jupyter: jupyter_client starts its own python3 kernel for it, not this kernelspec; '
+            'pick another name (the env\'s name, say)' % (name,))
+
+
+def default_name(prefix, target=None):
+    """The kernel name for an env at ``prefix``: the name of ``target`` (conda_env's published
+    conda_env_target) when the kernel runs in that env, else the env's folder name (its parent's for
+    a hidden folder such as /opt/torch/.venv), lower-cased and with other characters made '-'.
+    An empty prefix (no env yet) gives 'aistack'; a name Jupyter keeps for itself gets '-env'."""
+    target = target or {}
+    if prefix and target.get('name') and target.get('prefix') == prefix:
+        name = target['name']
+    else:
+        name = env_name_from_prefix(prefix) or 'aistack'
+    name = re.sub(r'[^a-z0-9._-]', '-', name.lower())
+    return name + '-env' if name in _NAMES_TAKEN_BY_JUPYTER else name
 
 
 def validate_argv(argv):

@@ -5,7 +5,7 @@ import shlex
 
 import pytest
 
-VENV = "/opt/venv"
+VENV = "/opt/torch/.venv"
 CONDA = "/opt/fakeconda"
 EXTRA = ("AISTACK_NUMA_TEST", "two words; $HOME")
 TOKEN_FILE = "/etc/jupyterlab/token.env"

@@ -63,6 +63,8 @@ def test_the_files_are_the_ones_the_module_writes():
     (DECLARED, 'eval', '', ('eval', '/srv/envs/eval/bin/python', True, 'aistack_env_name')),
     (DECLARED, 'eval', '/opt/venvs/torch/', ('torch', '/opt/venvs/torch/bin/python', False, 'aistack_env_prefix')),
     ([], '', '/opt/venvs/torch', ('torch', '/opt/venvs/torch/bin/python', False, 'aistack_env_prefix')),
+    # a hidden venv folder goes by its parent's name (the GPU host's /opt/torch/.venv is torch)
+    ([], '', '/opt/torch/.venv', ('torch', '/opt/torch/.venv/bin/python', False, 'aistack_env_prefix')),
 ])
 def test_the_target_env_is_chosen_once(declared, name, prefix, expected):
     target = ce.target_env(ce.published_envs(declared, '/opt/conda'), name, prefix)

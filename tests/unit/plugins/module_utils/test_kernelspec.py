@@ -48,6 +48,28 @@ def test_refuses_upper_case_name_and_suggests_lower_case():
         kernelspec.validate_name('Torch')
 
 
+def test_refuses_python_which_jupyter_client_maps_to_its_own_kernel():
+    # Seen in CI: a kernelspec named 'python' was written, but the kernel that started was
+    # ipykernel's python3, without the spec's env.
+    with pytest.raises(KernelspecError, match=r"^name 'python' is taken by Jupyter: .*own python3 kernel"):
+        kernelspec.validate_name('python')
+
+
+@pytest.mark.parametrize('prefix, target, expected', [
+    ('/opt/conda/envs/torch', {'name': 'torch', 'prefix': '/opt/conda/envs/torch'}, 'torch'),
+    ('/opt/conda/envs/Torch 2', {'name': 'Torch 2', 'prefix': '/opt/conda/envs/Torch 2'}, 'torch-2'),
+    ('/opt/venv', {'name': 'torch', 'prefix': '/opt/conda/envs/torch'}, 'venv'),
+    ('/opt/torch/.venv/', None, 'torch'),
+    ('/opt/python', {}, 'python-env'),
+    ('', {'name': 'torch', 'prefix': ''}, 'aistack'),
+    ('', None, 'aistack'),
+])
+def test_default_name_follows_the_env_the_kernel_runs_in(prefix, target, expected):
+    name = kernelspec.default_name(prefix, target)
+    assert name == expected
+    kernelspec.validate_name(name)
+
+
 @pytest.mark.parametrize('name', ['', 'my kernel', 'a/b', 'ümlaut'])
 def test_refuses_other_characters(name):
     with pytest.raises(KernelspecError, match=r'^name .* is not a valid kernel name'):
