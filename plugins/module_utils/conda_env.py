@@ -542,29 +542,32 @@ def applied_pip_names(rendered_spec):
     return names
 
 
-def stray_pip(stored_spec, stored_pip_lock, environment, installed):
+def stray_pip(stored_spec, stored_pip_lock, environment, installed, kept=()):
     """Installed pip projects this spec does not declare that the spec applied last declared, or that
     came after the pip lock was written: ``conda env update --prune`` never removes pip packages, so
-    the module uninstalls them (the dependencies of declared projects are in the lock, and kept)."""
+    the module uninstalls them (the dependencies of declared projects are in the lock, and kept).
+    ``kept`` projects (normalised names) are installed by other tools after this module and never stray."""
     declared = set(r[0] for r in (pip_requirement(line) for line in environment['pip']) if r)
-    present = set(r['name'] for r in installed if r['channel'] == PIP_CHANNEL)
+    present = set(r['name'] for r in installed if r['channel'] == PIP_CHANNEL and normalize_pip_name(r['name']) not in kept)
     locked = set(line.partition('==')[0] for line in _lock_lines(stored_pip_lock))
     added = present - locked if stored_pip_lock is not None else set()
     return sorted(((set(applied_pip_names(stored_spec)) | added) - declared) & present)
 
 
-def _lock_lines(text):
-    return set(line.strip() for line in (text or '').splitlines() if line.strip())
+def _lock_lines(text, kept=()):
+    lines = (line.strip() for line in (text or '').splitlines())
+    return set(line for line in lines if line and normalize_pip_name(line.partition('==')[0]) not in kept)
 
 
-def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock, stored_pip_lock=None):
+def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock, stored_pip_lock=None, kept=()):
     """Why an existing env differs from its declaration; empty when it does not.
 
     Declared vs installed: every declared conda package and pip project is installed, pinned pip
     versions match. Declared vs last applied: the rendered spec equals the one stored after the
     last change, and the env's explicit package list equals the lock written then, so a package
     removed or added by hand, or an update killed midway, is found; so is a pip package added or
-    removed since the pip lock was written, or one the spec no longer declares."""
+    removed since the pip lock was written, or one the spec no longer declares. ``kept`` pip projects
+    (normalised names), which other tools install after this module, are left out of the pip checks."""
     reasons = []
     conda_names = set(r['name'] for r in installed if r['channel'] != PIP_CHANNEL)
     pip_versions = dict((normalize_pip_name(r['name']), r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
@@ -580,12 +583,12 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
             reasons.append('declared pip package not installed: %s' % line)
         elif pinned and pip_versions[name] != pinned:
             reasons.append('pip package %s is %s, declared %s' % (name, pip_versions[name], line))
-    stray = stray_pip(stored_spec, stored_pip_lock, environment, installed)
+    stray = stray_pip(stored_spec, stored_pip_lock, environment, installed, kept)
     if stray:
         reasons.append('pip packages not declared are installed: %s (conda env update never removes them; they are '
                        'uninstalled)' % ', '.join(stray))
-    if stored_pip_lock is not None and _lock_lines(stored_pip_lock) != _lock_lines(pip_lock(installed)):
-        now, then = _lock_lines(pip_lock(installed)), _lock_lines(stored_pip_lock)
+    now, then = _lock_lines(pip_lock(installed), kept), _lock_lines(stored_pip_lock, kept)
+    if stored_pip_lock is not None and now != then:
         reasons.append('the pip packages differ from the pip lock written after the last change: added %s; removed %s'
                        % (', '.join(sorted(now - then)) or 'none', ', '.join(sorted(then - now)) or 'none'))
     if stored_spec is None:

@@ -132,6 +132,14 @@ options:
       - Must agree with the spec's C(blas) / C(libblas) selector when it has one.
     type: str
     choices: [openblas, mkl, blis, netlib]
+  pip_kept:
+    description:
+      - pip projects that other tools install into the env after this module (the C(aistack.gpu_node.apex_build) role's
+        C(apex) wheel): they are never uninstalled as undeclared and left out of the pip drift checks and lock comparison.
+      - A project the spec declares is still checked as declared.
+    type: list
+    elements: str
+    default: []
 attributes:
   check_mode:
     support: partial
@@ -529,10 +537,11 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                                       not_an_env=kind == 'not-an-env', damaged=bool(damage))
     before = installed(conda, prefix) if exists else []
     stored_spec = read_text(paths['spec'])
+    kept = set(ce.normalize_pip_name(project) for project in params['pip_kept'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     if exists:
         reasons += damage + ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
-                                     conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']))
+                                     conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept)
     elif kind == 'not-an-env':
         reasons.append(ce.not_an_env_reason(prefix))
     else:
@@ -570,7 +579,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         module.warn('env %s: %s' % (name, result['not_predicted']))
         return result
     if module.check_mode:
-        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before)),
+        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept)),
                        key=lambda r: r['name'])
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
         return result
@@ -596,7 +605,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
                                % (error, name, paths['marker']), exception_name=error.exception_name)
     result['commands'].append(' '.join(('conda',) + command + ('--json',)))
-    stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before) if action == 'update' else []
+    stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept) if action == 'update' else []
     if stray:
         uninstall_pip(module, name, prefix, stray, result['commands'])
     after = installed(conda, prefix)
@@ -664,6 +673,7 @@ def main():
             torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
             environment=dict(type='dict', default={}),
             blas=dict(type='str', choices=list(cb.BLAS_VENDORS)),
+            pip_kept=dict(type='list', elements='str', default=[]),
         ),
         required_if=[('state', 'present', ('spec',))],
         supports_check_mode=True,

@@ -251,3 +251,22 @@ def test_pip_lock_and_stray_pip_packages():
                        'removed none']
     predicted = ce.predicted_pip(installed, without_six, ['six'])
     assert predicted == []
+
+
+def test_kept_pip_projects_are_neither_stray_nor_drift():
+    """A wheel another role installs after this module (apex_build's apex) is not uninstalled on the
+    next run, and neither its arrival nor its removal is pip drift; without pip_kept it would be both."""
+    installed = ce.installed_packages(json.loads(read_conda('conda-list-demo-pip.json')))
+    without_six = ce.normalize_environment(dict(DEMO_PIP, dependencies=DEMO_PIP['dependencies'][:-1]))
+    plain = ce.render_environment('demo-pip', without_six)
+    kept = {ce.normalize_pip_name('Six')}
+    assert ce.stray_pip(plain, '', without_six, installed, kept) == []
+    assert ce.drift(without_six, installed, plain, plain, LOCK_TEXT, LOCK_TEXT, '', kept) == []
+    # Recorded in the pip lock by an earlier update and uninstalled since: not drift either.
+    conda_only = [r for r in installed if r['channel'] != ce.PIP_CHANNEL]
+    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, LOCK_TEXT, 'six==1.17.0\n', kept) == []
+    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, LOCK_TEXT, 'six==1.17.0\n') != []
+    # Declared and kept: still checked as declared.
+    with_six = ce.normalize_environment(DEMO_PIP)
+    assert ce.drift(with_six, conda_only, ce.render_environment('demo-pip', with_six), ce.render_environment('demo-pip', with_six),
+                    LOCK_TEXT, LOCK_TEXT, '', kept) == ['declared pip package not installed: six==1.17.0']
