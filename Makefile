@@ -1,10 +1,5 @@
 # aistack.gpu_node — every entry point. Each target bootstraps what it needs (tooling/bootstrap).
-#   make site     provision this machine: site.yml against inventories/local
-#   make test     the whole test suite: lint, sanity, unit, integration, molecule
-#   make wheelhouse   Python 3.12 wheels an air-gapped GPU host needs for make test-gpu
-#   make test-gpu     the GPU scenario on this GPU host, offline; writes tests/gpu/REPORT.md
-#   make drift    drift check of INVENTORY (default: this machine): JSON, JUnit, summary in drift-report/
-#   make bench    benchmarks on fresh podman nodes: first vs second site.yml run, drift over N nodes
+# Each target carries a one-line `## description`; `make help` (the default) lists them all.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
 .DEFAULT_GOAL := help
@@ -25,10 +20,10 @@ MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)
 .PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
 	wheelhouse test-gpu drift bench
 
-help:
-	@sed -n 's/^#   //p' Makefile
+help: ## this list: every target, one line each
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' Makefile
 
-setup:
+setup: ## prepare the tooling (.venv, pinned collections) with tooling/bootstrap
 	@tooling/bootstrap
 	@touch $(SETUP_DONE)
 
@@ -37,23 +32,23 @@ $(SETUP_DONE): tooling/bootstrap tooling/requirements.txt tooling/collections.ym
 	@tooling/bootstrap
 	@touch $@
 
-setup-testbed:
+setup-testbed: ## the tooling plus the podman testbed the integration and molecule tests use
 	@tooling/bootstrap --testbed
 	@touch $(SETUP_DONE)
 
-site: $(SETUP_DONE)
+site: $(SETUP_DONE) ## provision this machine: site.yml against inventories/local (ARGS=... passed on)
 	@echo "==> site.yml on this machine (inventories/local)"
 	ansible-playbook site.yml $(ARGS)
 
-check: $(SETUP_DONE)
+check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing changes
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
 	ansible-playbook site.yml --check --diff $(ARGS)
 
-test: setup-testbed
+test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, molecule
 	@$(MAKE) --no-print-directory lint sanity unit integration molecule
 	@echo "==> all tests passed"
 
-lint: $(SETUP_DONE)
+lint: $(SETUP_DONE) ## yamllint, ansible-lint (production profile), changelog lint, role READMEs vs argument specs
 	@echo "==> yamllint"
 	yamllint --strict .
 	@echo "==> ansible-lint (production profile)"
@@ -62,11 +57,11 @@ lint: $(SETUP_DONE)
 	@echo "==> role READMEs against meta/argument_specs.yml"
 	python tooling/role_docs.py --check
 
-changelog-lint: $(SETUP_DONE)
+changelog-lint: $(SETUP_DONE) ## antsibull-changelog lint of changelogs/
 	@echo "==> antsibull-changelog lint"
 	antsibull-changelog lint
 
-sanity: $(SETUP_DONE)
+sanity: $(SETUP_DONE) ## ansible-test sanity in an assembled collection tree
 	@echo "==> ansible-test sanity in an assembled $(SANITY_TREE)"
 	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
 	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
@@ -80,16 +75,16 @@ sanity: $(SETUP_DONE)
 	cd $(SANITY_TREE) && git init -q && git add -A && \
 	  ansible-test sanity --python 3.11 --requirements --color no $(ARGS)
 
-unit: $(SETUP_DONE)
+unit: $(SETUP_DONE) ## pytest unit tests with coverage (fails under 90%)
 	@echo "==> pytest unit tests"
 	python -m pytest tests/unit -p no:cacheprovider \
 	  --cov=plugins --cov-report=term-missing:skip-covered --cov-fail-under=90 $(ARGS)
 
-integration: $(SETUP_DONE)
+integration: $(SETUP_DONE) ## pytest integration tests
 	@echo "==> pytest integration tests"
 	python -m pytest tests/integration -p no:cacheprovider $(ARGS)
 
-molecule: $(SETUP_DONE)
+molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes
 	@tests/testbed/build-node-image
 	@for scenario in $(MOLECULE_SCENARIOS); do \
 	  echo "==> molecule test -s $$scenario"; \
@@ -97,23 +92,23 @@ molecule: $(SETUP_DONE)
 	done
 	@echo "==> molecule: $(words $(MOLECULE_SCENARIOS)) scenario(s) passed: $(MOLECULE_SCENARIOS)"
 
-build: $(SETUP_DONE)
+build: $(SETUP_DONE) ## build the collection tarball into .cache/build
 	ansible-galaxy collection build --force --output-path .cache/build
 
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).
-wheelhouse: $(SETUP_DONE)
+wheelhouse: $(SETUP_DONE) ## Python 3.12 wheels an air-gapped GPU host needs for make test-gpu (DIR=...)
 	tooling/make-wheelhouse $(DIR)
 
 # On the GPU host itself; needs no .venv (the tooling comes from the wheelhouse).
-test-gpu:
+test-gpu: ## the GPU scenario on this GPU host, offline; writes tests/gpu/REPORT.md
 	tests/gpu/run-gpu-scenario
 
 INVENTORY ?= inventories/local/hosts.yml
 # Exit 0: no drift, 2: drift, 1: an error or an unreachable host (tools/README.md).
-drift: $(SETUP_DONE)
+drift: $(SETUP_DONE) ## drift check of INVENTORY (default: this machine): JSON, JUnit, summary in drift-report/
 	python tools/aistack-drift -i $(INVENTORY) $(ARGS)
 
 # Prints figures; never a pass/fail on time. NODES=... sets the drift fleet size (default 4).
-bench: setup-testbed
+bench: setup-testbed ## benchmarks on fresh podman nodes: first vs second site.yml run, drift over NODES nodes
 	@tests/testbed/build-node-image
 	python tests/bench/run_bench.py $(if $(NODES),--nodes $(NODES)) $(ARGS)

@@ -35,8 +35,8 @@ except ImportError:
         del sys.modules[name]
 
 FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
-# Copies of the project's shared recorded data (../shared), kept in the repository so that a
-# clone alone runs every test; test_shared_copies.py proves they equal ../shared where it exists.
+# Copies of the project's shared recorded data (tests/unit/fixtures/shared), kept in the repository so that a
+# clone alone runs every test; test_shared_copies.py proves they equal the originals where a checkout has them beside it.
 SHARED = os.path.join(FIXTURES, "shared")
 SHARED_ORIGINAL = os.path.join(os.path.dirname(REPO_ROOT), "shared")
 SHARED_COPIES = ("fixtures/conda-26.7", "fixtures/gpu-h200", "reference/cuda_compat_data.yml")
@@ -51,13 +51,13 @@ PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
 
 
 def read_h200(name):
-    """An unedited output captured on the H200 test host (copy of ``../shared/fixtures/gpu-h200``)."""
+    """An unedited output captured on the H200 test host (``tests/unit/fixtures/shared/fixtures/gpu-h200``)."""
     with open(os.path.join(SHARED_H200, name)) as handle:
         return handle.read()
 
 
 def read_conda(name):
-    """An unedited output of real conda 26.7 (copy of ``../shared/fixtures/conda-26.7``; INDEX.tsv names the command)."""
+    """An unedited output of real conda 26.7 (``tests/unit/fixtures/shared/fixtures/conda-26.7``; INDEX.tsv names the command)."""
     with open(os.path.join(SHARED_CONDA, name)) as handle:
         return handle.read()
 
