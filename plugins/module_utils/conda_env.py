@@ -26,7 +26,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks impor
     torch_variant_for_driver,
     torch_variant_support,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 NODEFAULTS = 'nodefaults'
 PIP_CHANNEL = 'pypi'

@@ -5,7 +5,7 @@
 """Verdict engine for the CUDA chain: driver, toolkit (nvcc), torch build and GPU.
 
 ``evaluate()`` takes the ``aistack_gpu`` facts, the Python probe and the nvcc probe (see
-``gpu_probe``) and returns findings, each ``{id, severity, message, fix}``, plus a verdict. It is
+``gpu_collection`` and ``toolchain_probe``) and returns findings, each ``{id, severity, message, fix}``, plus a verdict. It is
 pure: no I/O, so every rule is a table-driven unit test. A rule that rests on a table entry with
 status ``unconfirmed`` reports a warning at most, never an error.
 """
@@ -28,7 +28,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables impor
     TORCH_WHEEL_ARCH_LISTS,
     TORCH_WHEEL_VARIANTS,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import (
     compare_versions,
     major_minor,
     version_tuple,
@@ -565,8 +565,8 @@ def driver_policy_findings(driver_version, flavour, gpus):
 def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=None):
     """Run every rule. Returns ``{"findings": [...], "verdict": "ok"|"warning"|"error"}``.
 
-    ``facts``: ``aistack_gpu``; ``probe``: ``gpu_probe.collect_python()`` output; ``nvcc``:
-    ``gpu_probe.collect_nvcc()`` output; ``forward_compat``: ``gpu_probe.find_forward_compat()``.
+    ``facts``: ``aistack_gpu``; ``probe``: ``toolchain_probe.collect_python()`` output; ``nvcc``:
+    ``toolchain_probe.collect_nvcc()`` output; ``forward_compat``: ``toolchain_probe.find_forward_compat()``.
     """
     torch_info = (probe or {}).get("torch") or {}
     nvcc = nvcc or {}

@@ -13,7 +13,7 @@ import json
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import read_root_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_root_file
 
 NUMA_BALANCING = "/proc/sys/kernel/numa_balancing"
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"

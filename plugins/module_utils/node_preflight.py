@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 MIB = 1024 * 1024
 

@@ -5,7 +5,7 @@
 """NUMA topology of a GPU node and the thread plan derived from it.
 
 Readers take a filesystem ``root`` so tests feed them recorded sysfs trees; parsers are pure
-functions of command output. PCI devices and ``nvidia-smi topo -m`` come from gpu_probe.
+functions of command output. PCI devices and ``nvidia-smi topo -m`` come from gpu_collection and nvidia_parsers.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -15,11 +15,11 @@ import glob
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import scan_pci
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_root_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import (
     parse_cpulist,
     parse_topo_matrix,
-    read_root_file,
-    scan_pci,
 )
 
 # Library file names of the OpenMP runtimes a Python env can carry (auditwheel renames vendored

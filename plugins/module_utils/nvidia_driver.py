@@ -30,7 +30,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables impor
     DRIVER_BRANCHES,
     KERNEL_MODULE_FLAVOR,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import version_tuple
+from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 SOURCES = ("auto", "distro", "nvidia")
 FLAVOURS = ("auto", "open", "proprietary")

@@ -176,13 +176,15 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import evaluate, torch_cuda_arch_list
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import (
     collect_gpu_facts,
+    import_nvml,
+)
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
+from ansible_collections.aistack.gpu_node.plugins.module_utils.toolchain_probe import (
     collect_nvcc,
     collect_python,
     find_forward_compat,
-    import_nvml,
-    module_runner,
     resolve_cuda_home,
 )
 

@@ -145,7 +145,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import module_runner
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
 from ansible_collections.aistack.gpu_node.plugins.module_utils.host_tuning import read_host
 from ansible_collections.aistack.gpu_node.plugins.module_utils.numa_topology import (
     affinity_env,

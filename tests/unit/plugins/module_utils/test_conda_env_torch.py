@@ -17,7 +17,7 @@ import pytest
 from conftest import read_h200, read_public
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import parse_proc_driver_version
+from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import parse_proc_driver_version
 
 H200_DRIVER = parse_proc_driver_version(read_h200('proc-driver-nvidia-version.txt'))['version']
 H200_TORCH = re.search(r'^torch (\S+)', read_h200('torch-info.txt'), re.M).group(1)

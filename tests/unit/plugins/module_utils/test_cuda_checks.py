@@ -10,7 +10,7 @@ import ast
 import pytest
 
 from conftest import read_h200
-from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks, gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks, nvidia_parsers
 
 
 CU130_ARCH = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]
@@ -95,17 +95,17 @@ def test_v100_with_nvcc_13_is_an_error():
 
 def test_h200_host_is_ok():
     """The real H200 host: driver 580.159.04 open, torch 2.11.0+cu130, nvcc 13.0."""
-    proc = gpu_probe.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt"))
-    banner = gpu_probe.parse_smi_banner(read_h200("nvidia-smi.txt"))
-    row = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu-noheader-nounits.csv"),
-                                        ["name", "driver_version", "compute_cap", "memory.total", "pci.bus_id"])[0]
+    proc = nvidia_parsers.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt"))
+    banner = nvidia_parsers.parse_smi_banner(read_h200("nvidia-smi.txt"))
+    row = nvidia_parsers.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu-noheader-nounits.csv"),
+                                             ["name", "driver_version", "compute_cap", "memory.total", "pci.bus_id"])[0]
     torch_line = [line for line in read_h200("torch-info.txt").splitlines() if line.startswith("torch ")][0].split()
     arch = ast.literal_eval(read_h200("torch-info.txt").split("arch_list ", 1)[1].splitlines()[0])
     host = facts(proc["version"], [gpu(row["name"], row["compute_cap"])], flavour=proc["flavour"])
     host["driver"]["cuda_version"] = banner["cuda_version"]
     torch_probe = probe(torch_line[1], torch_line[3], arch)
-    result = cuda_checks.evaluate(host, torch_probe, gpu_probe.parse_nvcc_version(read_h200("nvcc-version.txt")) and dict(
-        nvcc(), **gpu_probe.parse_nvcc_version(read_h200("nvcc-version.txt"))), required_cuda="13.0")
+    result = cuda_checks.evaluate(host, torch_probe, nvidia_parsers.parse_nvcc_version(read_h200("nvcc-version.txt")) and dict(
+        nvcc(), **nvidia_parsers.parse_nvcc_version(read_h200("nvcc-version.txt"))), required_cuda="13.0")
     assert result == {"findings": [], "verdict": "ok"}
 
 

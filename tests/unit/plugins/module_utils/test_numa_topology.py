@@ -9,7 +9,10 @@ import pytest
 
 from conftest import h200_host, make_host, read_h200, read_public, write
 from ansible_collections.aistack.gpu_node.plugins.module_utils import numa_topology
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_probe import parse_cpulist, parse_topo_matrix
+from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import (
+    parse_cpulist,
+    parse_topo_matrix,
+)
 
 
 def runner_answering(text, rc=0):

@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 
 from conftest import read_h200, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
     dkms_problems,
@@ -42,9 +42,9 @@ def plan(os_=UBUNTU, **kwargs):
 @pytest.fixture
 def h200():
     """aistack_gpu as gpu_facts reports the H200 host, assembled from its recorded outputs."""
-    (row,) = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
-    module = gpu_probe.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt"))
-    banner = gpu_probe.parse_smi_banner(read_h200("nvidia-smi.txt"))
+    (row,) = nvidia_parsers.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
+    module = nvidia_parsers.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt"))
+    banner = nvidia_parsers.parse_smi_banner(read_h200("nvidia-smi.txt"))
     return {
         "state": "ok", "source": "nvidia-smi", "gpu_count": 1,
         "gpus": [{"index": 0, "name": row["name"], "compute_capability": row["compute_cap"], "pci_bus_id": row["pci.bus_id"]}],

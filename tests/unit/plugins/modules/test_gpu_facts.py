@@ -10,7 +10,7 @@ import pytest
 from ansible.module_utils import basic
 
 from conftest import read_h200, run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_collection, nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_facts
 
 
@@ -35,11 +35,11 @@ def host(tmp_path, monkeypatch):
 
     def run_command(self, argv, **kwargs):
         calls.append(argv)
-        if argv[1:2] == ["--query-gpu=" + ",".join(gpu_probe.QUERY_GPU_FIELDS)]:
+        if argv[1:2] == ["--query-gpu=" + ",".join(nvidia_parsers.QUERY_GPU_FIELDS)]:
             return 0, H200_QUERY_LINE, ""
         return 0, read_h200("nvidia-smi.txt"), ""
 
-    real_collect = gpu_probe.collect_gpu_facts
+    real_collect = gpu_collection.collect_gpu_facts
     monkeypatch.setattr(gpu_facts, "collect_gpu_facts", lambda runner, root, nvml: real_collect(runner, root=str(tmp_path / "root"), nvml=nvml))
     monkeypatch.setattr(gpu_facts, "import_nvml", lambda: None)
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: str(program))

@@ -14,7 +14,7 @@ from collections import namedtuple
 import pytest
 
 from conftest import read_h200, read_public, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_probe
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_collection, node_access, nvidia_parsers, toolchain_probe, versions
 
 
 # The H200 host's values (nvidia-smi-query-gpu.csv, nvidia-smi-q-head.txt: MIG Disabled) in the
@@ -73,18 +73,18 @@ def make_gpu_tree(root, proc_version=None, bus="0000:00:06.0", driver="nvidia", 
     ("595.84", "le", "595.58.03", False),
 ])
 def test_compare_versions_is_tuple_correct(left, op, right, expected):
-    assert gpu_probe.compare_versions(left, op, right) is expected
+    assert versions.compare_versions(left, op, right) is expected
 
 
 def test_version_tuple_and_errors():
-    assert gpu_probe.version_tuple("580.159.04") == (580, 159, 4)
-    assert gpu_probe.version_tuple([12, "4"]) == (12, 4)
+    assert versions.version_tuple("580.159.04") == (580, 159, 4)
+    assert versions.version_tuple([12, "4"]) == (12, 4)
     with pytest.raises(ValueError):
-        gpu_probe.version_tuple("2.11.0+cu130")
+        versions.version_tuple("2.11.0+cu130")
     with pytest.raises(ValueError):
-        gpu_probe.compare_versions("1", "~=", "2")
-    assert gpu_probe.major_minor("13") == "13.0"
-    assert gpu_probe.major_minor(None) is None
+        versions.compare_versions("1", "~=", "2")
+    assert versions.major_minor("13") == "13.0"
+    assert versions.major_minor(None) is None
 
 
 # ---------------------------------------------------------------------------
@@ -93,35 +93,35 @@ def test_version_tuple_and_errors():
 
 def test_query_gpu_noheader_nounits_h200():
     fields = ["name", "driver_version", "compute_cap", "memory.total", "pci.bus_id"]
-    rows = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu-noheader-nounits.csv"), fields)
+    rows = nvidia_parsers.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu-noheader-nounits.csv"), fields)
     assert rows == [{"name": "NVIDIA H200", "driver_version": "580.159.04", "compute_cap": "9.0",
                      "memory.total": "143771", "pci.bus_id": "00000000:00:06.0"}]
 
 
 def test_query_gpu_with_header_h200():
-    rows = gpu_probe.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
+    rows = nvidia_parsers.parse_query_gpu_csv(read_h200("nvidia-smi-query-gpu.csv"))
     assert rows[0]["uuid"] == "GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3"
     assert rows[0]["memory.total"] == "143771 MiB"
     assert rows[0]["persistence_mode"] == "Enabled"
 
 
 def test_proc_driver_version_open_h200():
-    assert gpu_probe.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt")) == {
+    assert nvidia_parsers.parse_proc_driver_version(read_h200("proc-driver-nvidia-version.txt")) == {
         "version": "580.159.04", "flavour": "open"}
 
 
 def test_smi_banner_h200():
-    assert gpu_probe.parse_smi_banner(read_h200("nvidia-smi.txt")) == {"driver_version": "580.159.04", "cuda_version": "13.0"}
+    assert nvidia_parsers.parse_smi_banner(read_h200("nvidia-smi.txt")) == {"driver_version": "580.159.04", "cuda_version": "13.0"}
 
 
 def test_nvcc_h200():
-    assert gpu_probe.parse_nvcc_version(read_h200("nvcc-version.txt")) == {"release": "13.0", "version": "13.0.88"}
+    assert nvidia_parsers.parse_nvcc_version(read_h200("nvcc-version.txt")) == {"release": "13.0", "version": "13.0.88"}
 
 
 def test_topo_h200_with_escape_codes():
     text = read_h200("nvidia-smi-topo-m.txt")
     assert "\x1b[4m" in text
-    topo = gpu_probe.parse_topo_matrix(text)
+    topo = nvidia_parsers.parse_topo_matrix(text)
     assert topo["devices"] == ["GPU0"]
     assert topo["links"] == {"GPU0": {}}
     assert topo["gpus"] == [{"name": "GPU0", "index": 0, "cpu_affinity": "0-15", "cpus": list(range(16)),
@@ -133,7 +133,7 @@ def test_topo_h200_with_escape_codes():
 # ---------------------------------------------------------------------------
 
 def test_topo_eight_gpus_two_numa_nodes():
-    topo = gpu_probe.parse_topo_matrix(read_public("nvidia-smi-topo-m-8x4090.txt"))
+    topo = nvidia_parsers.parse_topo_matrix(read_public("nvidia-smi-topo-m-8x4090.txt"))
     assert topo["devices"] == ["GPU%d" % i for i in range(8)] + ["NIC0", "NIC1"]
     assert [gpu["numa_affinity"] for gpu in topo["gpus"]] == [0, 0, 0, 0, 1, 1, 1, 1]
     assert topo["gpus"][4]["cpu_affinity"] == "56-111,168-223"
@@ -144,7 +144,7 @@ def test_topo_eight_gpus_two_numa_nodes():
 
 
 def test_topo_nvlink_space_aligned():
-    topo = gpu_probe.parse_topo_matrix(read_public("nvidia-smi-topo-m-dgx-a100-2gpu.txt"))
+    topo = nvidia_parsers.parse_topo_matrix(read_public("nvidia-smi-topo-m-dgx-a100-2gpu.txt"))
     assert topo["links"]["GPU0"]["GPU1"] == "NV12"
     assert topo["links"]["GPU1"]["NIC0"] == "PXB"
     assert [(gpu["cpu_affinity"], gpu["numa_affinity"]) for gpu in topo["gpus"]] == [("48-63,176-191", 3)] * 2
@@ -152,55 +152,55 @@ def test_topo_nvlink_space_aligned():
 
 def test_topo_nic_legend_and_empty_input():
     text = read_public("nvidia-smi-topo-m-8x4090.txt") + "\nNIC Legend:\n\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n"
-    assert gpu_probe.parse_topo_matrix(text)["nics"] == {"NIC0": "mlx5_0", "NIC1": "mlx5_1"}
-    assert gpu_probe.parse_topo_matrix("") == {"devices": [], "links": {}, "gpus": [], "nics": {}}
+    assert nvidia_parsers.parse_topo_matrix(text)["nics"] == {"NIC0": "mlx5_0", "NIC1": "mlx5_1"}
+    assert nvidia_parsers.parse_topo_matrix("") == {"devices": [], "links": {}, "gpus": [], "nics": {}}
 
 
 def test_proc_driver_version_proprietary_and_aarch64():
-    assert gpu_probe.parse_proc_driver_version(read_public("proc-driver-nvidia-version-proprietary-384.txt")) == {
+    assert nvidia_parsers.parse_proc_driver_version(read_public("proc-driver-nvidia-version-proprietary-384.txt")) == {
         "version": "384.98", "flavour": "proprietary"}
-    assert gpu_probe.parse_proc_driver_version(read_public("proc-driver-nvidia-version-open-aarch64.txt")) == {
+    assert nvidia_parsers.parse_proc_driver_version(read_public("proc-driver-nvidia-version-open-aarch64.txt")) == {
         "version": "35.3.1", "flavour": "open"}
-    assert gpu_probe.parse_proc_driver_version("garbage") == {"version": None, "flavour": None}
+    assert nvidia_parsers.parse_proc_driver_version("garbage") == {"version": None, "flavour": None}
 
 
 def test_mismatch_outputs():
-    assert gpu_probe.parse_mismatch(read_public("nvidia-smi-mismatch-570.txt")) == {"mismatch": True, "userspace_version": "570.124"}
-    assert gpu_probe.parse_mismatch(read_public("nvidia-smi-mismatch-plain.txt")) == {"mismatch": True, "userspace_version": None}
-    assert gpu_probe.parse_mismatch("all good") == {"mismatch": False, "userspace_version": None}
+    assert nvidia_parsers.parse_mismatch(read_public("nvidia-smi-mismatch-570.txt")) == {"mismatch": True, "userspace_version": "570.124"}
+    assert nvidia_parsers.parse_mismatch(read_public("nvidia-smi-mismatch-plain.txt")) == {"mismatch": True, "userspace_version": None}
+    assert nvidia_parsers.parse_mismatch("all good") == {"mismatch": False, "userspace_version": None}
 
 
 def test_query_gpu_two_gpus_with_header():
-    rows = gpu_probe.parse_query_gpu_csv(read_public("nvidia-smi-query-gpu-titanv-rtx5880.csv"))
+    rows = nvidia_parsers.parse_query_gpu_csv(read_public("nvidia-smi-query-gpu-titanv-rtx5880.csv"))
     assert [(row["name"], row["compute_cap"]) for row in rows] == [("NVIDIA TITAN V", "7.0"), ("NVIDIA RTX 5880 Ada Generation", "8.9")]
 
 
 def test_query_gpu_unavailable_tokens_and_bad_lines():
-    rows = gpu_probe.parse_query_gpu_csv("0, [N/A], [Not Supported]\n", ["index", "name", "mig.mode.current"])
+    rows = nvidia_parsers.parse_query_gpu_csv("0, [N/A], [Not Supported]\n", ["index", "name", "mig.mode.current"])
     assert rows == [{"index": "0", "name": None, "mig.mode.current": None}]
-    assert gpu_probe.parse_query_gpu_csv("") == []
+    assert nvidia_parsers.parse_query_gpu_csv("") == []
     with pytest.raises(ValueError):
-        gpu_probe.parse_query_gpu_csv("1, 2\n", ["index"])
+        nvidia_parsers.parse_query_gpu_csv("1, 2\n", ["index"])
 
 
 def test_smi_banner_v100_and_r610_wording():
-    assert gpu_probe.parse_smi_banner(read_public("nvidia-smi-v100-470.txt")) == {"driver_version": "470.182.03", "cuda_version": "11.4"}
+    assert nvidia_parsers.parse_smi_banner(read_public("nvidia-smi-v100-470.txt")) == {"driver_version": "470.182.03", "cuda_version": "11.4"}
     r610 = "| NVIDIA-SMI 610.43.02   KMD Version: 610.43.02   CUDA UMD Version: 13.3 |"
-    assert gpu_probe.parse_smi_banner(r610) == {"driver_version": "610.43.02", "cuda_version": "13.3"}
-    assert gpu_probe.parse_smi_banner("") == {"driver_version": None, "cuda_version": None}
+    assert nvidia_parsers.parse_smi_banner(r610) == {"driver_version": "610.43.02", "cuda_version": "13.3"}
+    assert nvidia_parsers.parse_smi_banner("") == {"driver_version": None, "cuda_version": None}
 
 
 def test_small_parsers():
-    assert gpu_probe.parse_nvcc_version("no nvcc here") is None
-    assert gpu_probe.parse_cpulist("0-2,8, N/A") == [0, 1, 2, 8]
-    assert gpu_probe.parse_cpulist(None) == []
+    assert nvidia_parsers.parse_nvcc_version("no nvcc here") is None
+    assert nvidia_parsers.parse_cpulist("0-2,8, N/A") == [0, 1, 2, 8]
+    assert nvidia_parsers.parse_cpulist(None) == []
     # the H200 host's only NUMA node, as recorded from /sys/devices/system/node/node0/cpulist
-    assert gpu_probe.parse_cpulist(read_h200("sysfs-node.txt").split()[-1]) == list(range(16))
-    assert gpu_probe.normalize_pci_bus_id("00000000:3B:00.0") == "0000:3b:00.0"
-    assert gpu_probe.normalize_pci_bus_id(None) is None
-    assert gpu_probe.format_cudnn_version(91900) == "9.19.0"
-    assert gpu_probe.format_cudnn_version(8907) == "8.9.7"
-    assert gpu_probe.format_cudnn_version(None) is None
+    assert nvidia_parsers.parse_cpulist(read_h200("sysfs-node.txt").split()[-1]) == list(range(16))
+    assert nvidia_parsers.normalize_pci_bus_id("00000000:3B:00.0") == "0000:3b:00.0"
+    assert nvidia_parsers.normalize_pci_bus_id(None) is None
+    assert toolchain_probe.format_cudnn_version(91900) == "9.19.0"
+    assert toolchain_probe.format_cudnn_version(8907) == "8.9.7"
+    assert toolchain_probe.format_cudnn_version(None) is None
 
 
 @pytest.mark.parametrize("name, cc", [
@@ -208,7 +208,7 @@ def test_small_parsers():
     ("NVIDIA GeForce RTX 4090", "8.9"), ("NVIDIA GH200 480GB", "9.0"), ("NVIDIA H20", "9.0"), ("Unknown Board", None),
 ])
 def test_lookup_compute_capability(name, cc):
-    entry = gpu_probe.lookup_compute_capability(name)
+    entry = gpu_collection.lookup_compute_capability(name)
     assert (entry["cc"] if entry else None) == cc
 
 
@@ -225,7 +225,7 @@ def h200_runner(banner=True):
 
 def test_collect_h200_through_nvidia_smi(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
-    facts = gpu_probe.collect_gpu_facts(h200_runner(), root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(h200_runner(), root=str(tmp_path))
     assert facts["state"] == "ok" and facts["source"] == "nvidia-smi"
     assert facts["gpus"] == [{
         "index": 0, "name": "NVIDIA H200", "uuid": "GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3", "compute_capability": "9.0",
@@ -240,7 +240,7 @@ def test_collect_h200_through_nvidia_smi(tmp_path):
 
 def test_collect_no_gpu(tmp_path):
     os.makedirs(os.path.join(str(tmp_path), "sys/bus/pci/devices"))
-    facts = gpu_probe.collect_gpu_facts(FakeRunner({}), root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(FakeRunner({}), root=str(tmp_path))
     assert facts["state"] == "no_gpu"
     assert facts["gpus"] == [] and facts["pci_devices"] == [] and facts["source"] == "none"
     assert facts["driver"]["version"] is None and facts["driver"]["mismatch"] is False
@@ -249,7 +249,7 @@ def test_collect_no_gpu(tmp_path):
 
 def test_collect_gpu_without_driver(tmp_path):
     make_gpu_tree(tmp_path, driver="nouveau", numa="1")
-    facts = gpu_probe.collect_gpu_facts(FakeRunner({}), root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(FakeRunner({}), root=str(tmp_path))
     assert facts["state"] == "gpu_no_driver" and facts["source"] == "sysfs"
     assert facts["gpus"][0]["pci_bus_id"] == "0000:00:06.0" and facts["gpus"][0]["numa_node"] == 1
     assert facts["gpus"][0]["compute_capability"] is None
@@ -260,7 +260,7 @@ def test_collect_mismatch_loaded_vs_userspace(tmp_path):
     proc = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build  (builder@host)\n"
     make_gpu_tree(tmp_path, proc)
     runner = FakeRunner({("nvidia-smi", "--query-gpu"): (18, read_public("nvidia-smi-mismatch-570.txt"), "")})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path))
     assert facts["state"] == "mismatch"
     assert facts["driver"]["loaded_version"] == "570.124.06"
     assert facts["driver"]["userspace_version"] == "570.124"
@@ -272,7 +272,7 @@ def test_collect_mismatch_version_from_library_name(tmp_path):
     for name in ("libnvidia-ml.so.460.73.01", "libnvidia-ml.so.1", "libnvidia-ml.so.x.y"):
         write(tmp_path, "usr/lib/x86_64-linux-gnu/" + name, "")
     runner = FakeRunner({("nvidia-smi", "--query-gpu"): (18, read_public("nvidia-smi-mismatch-plain.txt"), "")})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path))
     assert facts["driver"]["userspace_version"] == "460.73.01"
     assert facts["driver"]["kernel_module_flavour"] == "proprietary"
     assert facts["state"] == "mismatch"
@@ -287,7 +287,7 @@ def test_collect_old_driver_without_compute_cap_field(tmp_path):
             return 6, read_public("nvidia-smi-query-compute-cap-invalid.txt"), ""
         return 0, line, ""
     runner = FakeRunner({("nvidia-smi", "--query-gpu"): query, ("nvidia-smi", None): (0, read_public("nvidia-smi-v100-470.txt"), "")})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path))
     gpu = facts["gpus"][0]
     assert (gpu["compute_capability"], gpu["compute_capability_from"]) == ("7.0", "name table (primary)")
     assert gpu["mig_mode"] is None and gpu["persistence_mode"] is False
@@ -297,14 +297,14 @@ def test_collect_old_driver_without_compute_cap_field(tmp_path):
 def test_collect_driver_loaded_but_smi_fails(tmp_path):
     make_gpu_tree(tmp_path, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build\n")
     runner = FakeRunner({("nvidia-smi", "--query-gpu"): (9, "", "NVIDIA-SMI has failed because it couldn't communicate with the driver")})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path))
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path))
     assert facts["state"] == "driver_error"
     assert "couldn't communicate" in facts["messages"][0]
 
 
 def test_kernel_module_from_sys_module(tmp_path):
     write(tmp_path, "sys/module/nvidia/version", "580.95.05\n")
-    assert gpu_probe.read_kernel_module(str(tmp_path)) == {"version": "580.95.05", "flavour": None}
+    assert gpu_collection.read_kernel_module(str(tmp_path)) == {"version": "580.95.05", "flavour": None}
 
 
 Memory = namedtuple("Memory", "total")
@@ -366,7 +366,7 @@ def test_collect_through_nvml(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
     nvml = FakeNvml(fail_mig=False)
     runner = FakeRunner({})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path), nvml=nvml)
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path), nvml=nvml)
     assert facts["source"] == "nvml" and facts["state"] == "ok" and nvml.shut_down
     assert runner.calls == []
     assert facts["gpus"][0]["memory_total_mib"] == 143771 and facts["gpus"][0]["mig_mode"] is False
@@ -374,20 +374,20 @@ def test_collect_through_nvml(tmp_path):
 
 
 def test_nvml_unsupported_mig_is_none():
-    gpus, _driver, error = gpu_probe.collect_nvml(FakeNvml())
+    gpus, _driver, error = gpu_collection.collect_nvml(FakeNvml())
     assert error is None and gpus[0]["mig_mode"] is None
 
 
 def test_nvml_failure_falls_back_to_nvidia_smi(tmp_path):
     make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
-    facts = gpu_probe.collect_gpu_facts(h200_runner(), root=str(tmp_path), nvml=FakeNvml(fail_init="Driver Not Loaded"))
+    facts = gpu_collection.collect_gpu_facts(h200_runner(), root=str(tmp_path), nvml=FakeNvml(fail_init="Driver Not Loaded"))
     assert facts["source"] == "nvidia-smi" and facts["messages"] == ["NVML: Driver Not Loaded"]
 
 
 def test_nvml_mismatch_is_a_state(tmp_path):
     make_gpu_tree(tmp_path, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.124.06  Release Build\n")
     runner = FakeRunner({("nvidia-smi", "--query-gpu"): (18, read_public("nvidia-smi-mismatch-570.txt"), "")})
-    facts = gpu_probe.collect_gpu_facts(runner, root=str(tmp_path), nvml=FakeNvml(fail_init="RM has detected an NVML/RM version mismatch."))
+    facts = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path), nvml=FakeNvml(fail_init="RM has detected an NVML/RM version mismatch."))
     assert facts["state"] == "mismatch" and facts["driver"]["mismatch"] is True
 
 
@@ -396,13 +396,13 @@ def test_nvml_error_midway():
         def nvmlDeviceGetCount(self):
             raise RuntimeError("Unknown Error")
     nvml = Broken()
-    assert gpu_probe.collect_nvml(nvml) == (None, None, "NVML: Unknown Error")
+    assert gpu_collection.collect_nvml(nvml) == (None, None, "NVML: Unknown Error")
     assert nvml.shut_down
 
 
 def test_import_nvml_is_optional(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)
-    assert gpu_probe.import_nvml() is None
+    assert gpu_collection.import_nvml() is None
 
 
 # ---------------------------------------------------------------------------
@@ -417,28 +417,28 @@ def test_import_nvml_is_optional(monkeypatch):
     ({}, None, False, (None, None)),
 ])
 def test_resolve_cuda_home_in_torch_order(environ, nvcc, local, expected):
-    assert gpu_probe.resolve_cuda_home(environ, lambda name: nvcc, lambda path: local) == expected
+    assert toolchain_probe.resolve_cuda_home(environ, lambda name: nvcc, lambda path: local) == expected
 
 
 def test_collect_nvcc(tmp_path):
     runner = FakeRunner({"nvcc": (0, read_h200("nvcc-version.txt"), "")})
-    nvcc = gpu_probe.collect_nvcc(runner, "/usr/local/cuda", "nvcc on PATH")
+    nvcc = toolchain_probe.collect_nvcc(runner, "/usr/local/cuda", "nvcc on PATH")
     assert nvcc == {"present": True, "cuda_home": "/usr/local/cuda", "found_by": "nvcc on PATH", "path": "/usr/local/cuda/bin/nvcc",
                     "release": "13.0", "version": "13.0.88", "error": None}
     assert runner.calls == [["/usr/local/cuda/bin/nvcc", "--version"]]
 
 
 def test_collect_nvcc_missing():
-    assert "no CUDA home" in gpu_probe.collect_nvcc(FakeRunner({}), None, None)["error"]
-    missing = gpu_probe.collect_nvcc(FakeRunner({}), "/opt/cuda", "CUDA_HOME")
+    assert "no CUDA home" in toolchain_probe.collect_nvcc(FakeRunner({}), None, None)["error"]
+    missing = toolchain_probe.collect_nvcc(FakeRunner({}), "/opt/cuda", "CUDA_HOME")
     assert missing["present"] is False and "not found" in missing["error"]
 
 
 def test_find_forward_compat(tmp_path):
     write(tmp_path, "usr/local/cuda-13.0/compat/libcuda.so.580.95.05", "")
-    assert gpu_probe.find_forward_compat(str(tmp_path), "13.0") == {"path": "/usr/local/cuda-13.0/compat", "present": True}
-    assert gpu_probe.find_forward_compat(str(tmp_path), "12.8") == {"path": "/usr/local/cuda-12.8/compat", "present": False}
-    assert gpu_probe.find_forward_compat(str(tmp_path), None) is None
+    assert toolchain_probe.find_forward_compat(str(tmp_path), "13.0") == {"path": "/usr/local/cuda-13.0/compat", "present": True}
+    assert toolchain_probe.find_forward_compat(str(tmp_path), "12.8") == {"path": "/usr/local/cuda-12.8/compat", "present": False}
+    assert toolchain_probe.find_forward_compat(str(tmp_path), None) is None
 
 
 def runner_with_pythonpath(pythonpath):
@@ -454,10 +454,10 @@ def test_python_probe_without_torch_runs_for_real(tmp_path):
     """The probe script itself, run by this interpreter with torch made unimportable."""
     write(tmp_path, "torch/__init__.py", "raise ImportError('no torch in this test')\n")
 
-    probe = gpu_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
+    probe = toolchain_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     assert probe["error"] is None
     assert probe["torch"]["present"] is False and "no torch in this test" in probe["torch"]["error"]
-    assert probe["apex"] == {"present": False, "extensions": dict((name, False) for name in gpu_probe.APEX_EXTENSIONS)}
+    assert probe["apex"] == {"present": False, "extensions": dict((name, False) for name in toolchain_probe.APEX_EXTENSIONS)}
 
 
 def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
@@ -472,7 +472,7 @@ def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
     write(tmp_path, "apex/__init__.py", "")
     write(tmp_path, "amp_C.py", "")
 
-    probe = gpu_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
+    probe = toolchain_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     torch_info = probe["torch"]
     assert torch_info["version"] == "2.11.0+cu130" and torch_info["cuda"] == "13.0" and torch_info["cudnn_version"] == "9.19.0"
     assert torch_info["cuda_available"] is False
@@ -482,11 +482,11 @@ def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
 
 
 def test_python_probe_interpreter_missing_or_garbage():
-    probe = gpu_probe.collect_python(FakeRunner({}), "/nonexistent/bin/python")
+    probe = toolchain_probe.collect_python(FakeRunner({}), "/nonexistent/bin/python")
     assert "did not run the probe" in probe["error"] and probe["torch"] == {"present": False}
-    garbage = gpu_probe.collect_python(FakeRunner({"python": (0, "{not json\n", "")}), "python")
+    garbage = toolchain_probe.collect_python(FakeRunner({"python": (0, "{not json\n", "")}), "python")
     assert garbage["error"]
-    ok = gpu_probe.collect_python(FakeRunner({"python": (0, "noise\n" + json.dumps({"torch": {"present": False}}) + "\n", "")}), "python")
+    ok = toolchain_probe.collect_python(FakeRunner({"python": (0, "noise\n" + json.dumps({"torch": {"present": False}}) + "\n", "")}), "python")
     assert ok["error"] is None and ok["interpreter"] == "python"
 
 
@@ -502,7 +502,7 @@ def test_module_runner_resolves_programs():
             self.ran.append((argv, environ_update))
             return 0, "out", ""
     module = Module()
-    runner = gpu_probe.module_runner(module)
+    runner = node_access.module_runner(module)
     assert runner(["sh", "-c", "true"]) == (0, "out", "")
     assert module.ran == [(["/bin/sh", "-c", "true"], {"LC_ALL": "C"})]
     assert runner(["nvidia-smi"])[0] == 127

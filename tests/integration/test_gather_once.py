@@ -1,0 +1,41 @@
+"""Gather once: one gpu_facts call per host in a whole site.yml run, and a role run alone still
+reads the GPUs itself (issue 19). Module calls are counted by tests/integration/callbacks."""
+
+import json
+import os
+
+from conftest import REPO_ROOT, run
+
+GPU_FACTS = "aistack.gpu_node.gpu_facts"
+# The conda component needs the network (installer download); the manifest is given an APEX
+# record because check mode builds none.
+NO_NETWORK = ["--skip-tags", "conda", "-e", json.dumps({"node_manifest_apex": {"commit": "none", "wheel_key": "none"}})]
+
+
+def module_calls(tmp_path, args):
+    """Run ansible-playbook in check mode with the counting callback: ({host: {action: n}}, output)."""
+    counts = tmp_path / "module_calls.json"
+    proc = run(["ansible-playbook", "--check", "-i", "inventories/local/hosts.yml"] + args, env={
+        "ANSIBLE_CALLBACK_PLUGINS": os.path.join(REPO_ROOT, "tests", "integration", "callbacks"),
+        "ANSIBLE_CALLBACKS_ENABLED": "module_calls",
+        "AISTACK_MODULE_CALLS": str(counts),
+    })
+    with open(str(counts)) as handle:
+        return json.load(handle), proc.stdout
+
+
+def test_site_reads_the_gpus_once_per_host(tmp_path):
+    calls, output = module_calls(tmp_path, ["site.yml"] + NO_NETWORK)
+    # Every role that decides on the GPUs ran.
+    for role in ("preflight", "nvidia_driver", "conda_env", "apex_build", "jupyter_kernel", "node_manifest", "gpu_validate"):
+        assert "TASK [aistack.gpu_node.%s : " % role in output, output
+    assert dict((host, actions.get(GPU_FACTS, 0)) for host, actions in calls.items()) == {"localhost": 1}, output
+
+
+def test_a_role_run_alone_reads_the_gpus_itself(tmp_path):
+    playbook = tmp_path / "node_manifest.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  gather_facts: false\n  roles:\n    - role: aistack.gpu_node.node_manifest\n"
+        "      node_manifest_path: %s\n      node_manifest_apex: {commit: none, wheel_key: none}\n" % (tmp_path / "manifest.json"))
+    calls, output = module_calls(tmp_path, [str(playbook)])
+    assert calls["localhost"].get(GPU_FACTS) == 1, output
