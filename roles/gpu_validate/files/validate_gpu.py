@@ -10,7 +10,7 @@ with workers, pinned memory, persistent workers and prefetch; with more than one
 all-reduce, one process per GPU, with algorithm and bus bandwidth per message size.
 
 It only measures: thresholds and the pass/fail verdict are the role's (the
-``aistack.gpu_node.gpu_validation_gate`` filter), so figures stay comparable across policies.
+``aistack.gpu_node.gpu_validation`` module), so figures stay comparable across policies.
 
 Standalone: ``python validate_gpu.py --json out.json`` with the environment's own interpreter.
 Without a usable GPU it writes ``status: skipped`` with the reason (not a pass).

@@ -1,0 +1,128 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: gpu_validation
+short_description: Check GPU validation thresholds and judge the figures of validate_gpu.py
+version_added: 0.1.0
+description:
+  - The decision of the P(aistack.gpu_node.gpu_validate#role) role, read-only.
+  - Without O(results), names every bad threshold or reference entry in RV(problems) (the role's preflight).
+  - With O(results), judges the figures against the thresholds and returns the verdict in RV(gate); bad thresholds
+    then fail the module, each named.
+  - A node without a GPU (O(results) with status C(skipped)) is C(skipped), never passed.
+author: aistack.gpu_node contributors (@aistack)
+options:
+  reference:
+    description: GPU name to reference figures C(gemm_bf16_tflops), C(gemm_fp16_tflops), C(copy_gbps), C(fused_adamw_ms).
+    type: raw
+    required: true
+  min_fraction:
+    description: Per metric, the fraction of the reference to reach, each in (0, 1.5].
+    type: raw
+    required: true
+  min_amp_samples_per_s:
+    description: Minimum AMP training throughput, samples per second.
+    type: raw
+    required: true
+  min_allreduce_busbw_gbps:
+    description: Minimum NCCL all-reduce bus bandwidth in GB/s.
+    type: raw
+    required: true
+  results:
+    description: The figures C(validate_gpu.py) wrote (its JSON, parsed). Omit to check the thresholds only.
+    type: dict
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
+attributes:
+  platform:
+    support: full
+    platforms: posix
+    description: Pure computation; runs anywhere Python runs.
+'''
+
+EXAMPLES = r'''
+- name: Check the thresholds before any change
+  aistack.gpu_node.gpu_validation:
+    reference: "{{ gpu_validate_reference }}"
+    min_fraction: "{{ gpu_validate_min_fraction }}"
+    min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
+    min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
+  register: thresholds
+
+- name: Judge the measured figures
+  aistack.gpu_node.gpu_validation:
+    reference: "{{ gpu_validate_reference }}"
+    min_fraction: "{{ gpu_validate_min_fraction }}"
+    min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
+    min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
+    results: "{{ figures.content | b64decode | from_json }}"
+  register: verdict
+'''
+
+RETURN = r'''
+problems:
+  description: Every bad threshold or reference entry, each naming its variable and what was expected; empty when none.
+  returned: always
+  type: list
+  elements: str
+  sample: ["gpu_validate_min_fraction.copy_gbps must be a number above 0 and at most 1.5 (a fraction of the reference figure), got 2.0"]
+gate:
+  description: The verdict on O(results).
+  returned: when O(results) is given
+  type: dict
+  contains:
+    status:
+      description: C(passed), C(failed), C(skipped) (no GPU) or C(error) (no figures).
+      type: str
+      sample: passed
+    passed:
+      description: Whether every check holds; false for C(skipped).
+      type: bool
+      sample: true
+    checks:
+      description: One entry per check (C(name), C(subject), C(measured), C(limit), C(unit), C(ok), C(message)).
+      type: list
+      elements: dict
+    failed:
+      description: The messages of the failed checks.
+      type: list
+      elements: str
+      sample: []
+    summary:
+      description: One line for the report.
+      type: str
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
+
+
+def main():
+    module = AnsibleModule(argument_spec=dict(reference=dict(type='raw', required=True),
+                                              min_fraction=dict(type='raw', required=True),
+                                              min_amp_samples_per_s=dict(type='raw', required=True),
+                                              min_allreduce_busbw_gbps=dict(type='raw', required=True),
+                                              results=dict(type='dict')),
+                           supports_check_mode=True)
+    params = module.params
+    thresholds = (params['min_fraction'], params['min_amp_samples_per_s'], params['min_allreduce_busbw_gbps'],
+                  params['reference'])
+    problems = gpu_validation.input_problems(*thresholds)
+    if params['results'] is None:
+        module.exit_json(changed=False, problems=problems)
+    if problems:
+        module.fail_json(msg='gpu_validate: bad input: %s' % '; '.join(problems), problems=problems)
+    module.exit_json(changed=False, problems=problems,
+                     gate=gpu_validation.gate(params['results'], params['reference'], params['min_fraction'],
+                                              params['min_amp_samples_per_s'], params['min_allreduce_busbw_gbps']))
+
+
+if __name__ == '__main__':
+    main()
