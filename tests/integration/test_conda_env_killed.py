@@ -18,8 +18,9 @@ BEFORE = {"channels": ["conda-forge"], "dependencies": ["hello-ansible", "libfoo
 AFTER = {"channels": ["conda-forge"], "dependencies": ["hello-ansible", "libfoo=1.1"]}
 
 
-def module(base, spec, check=False, environment=None, **options):
-    """``ansible localhost -m aistack.gpu_node.conda_env`` started (not waited for)."""
+def module(base, spec, check=False, environment=None, new_session=False, **options):
+    """``ansible localhost -m aistack.gpu_node.conda_env`` started (not waited for); ``new_session``:
+    in its own process group, so a test can kill ansible and all it started at once."""
     args = dict({"name": "demo", "spec": spec, "conda_prefix": base.prefix, "environment": environment or {}}, **options)
     argv = [os.path.join(VENV_BIN, "ansible"), "localhost", "-i", "localhost,", "-c", "local",
             "-e", "ansible_python_interpreter=" + sys.executable, "-m", "aistack.gpu_node.conda_env",
@@ -27,7 +28,8 @@ def module(base, spec, check=False, environment=None, **options):
     env = dict(base.env, PATH=VENV_BIN + os.pathsep + base.env["PATH"], ANSIBLE_CONFIG=os.path.join(REPO_ROOT, "ansible.cfg"),
                ANSIBLE_COLLECTIONS_PATH=os.path.join(REPO_ROOT, ".cache", "collections"),
                ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="json", ANSIBLE_FORCE_COLOR="false")
-    return subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(argv, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=new_session)
 
 
 def result_of(proc):
