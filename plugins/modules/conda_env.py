@@ -134,8 +134,9 @@ options:
     choices: [openblas, mkl, blis, netlib]
   pip_kept:
     description:
-      - pip projects that other tools install into the env after this module (the C(aistack.gpu_node.apex_build) role's
-        C(apex) wheel): they are never uninstalled as undeclared and left out of the pip drift checks and lock comparison.
+      - pip projects that other tools install into the env after this module, such as the C(apex) wheel of the
+        C(aistack.gpu_node.apex_build) role. They are never uninstalled as undeclared and are left out of the pip drift
+        checks and the pip lock comparison.
       - A project the spec declares is still checked as declared.
     type: list
     elements: str
