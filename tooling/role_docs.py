@@ -25,7 +25,7 @@ MARKUP = re.compile(r"(?<![A-Za-z0-9_])(RV|[COVEMPIBUL])\(((?:\\.|[^\\)])*)\)|HO
 
 def _plugin_link(fqcn, plugin_type=None):
     """A Markdown link from roles/<role>/README.md to the documentation of a plugin of this collection."""
-    namespace, _, name = fqcn.rpartition(".")
+    namespace, name = fqcn.rpartition(".")[::2]
     if namespace == "aistack.gpu_node":
         for candidate in ([plugin_type] if plugin_type else ["modules", "filter"]):
             folder = {"module": "modules"}.get(candidate, candidate)
@@ -48,7 +48,7 @@ def markdown(text):
         if kind == "M":
             return _plugin_link(body)
         if kind == "P":
-            fqcn, _, plugin_type = body.partition("#")
+            fqcn, plugin_type = body.partition("#")[::2]
             return _plugin_link(fqcn, plugin_type)
         if kind == "I":
             return "*%s*" % body
@@ -56,7 +56,7 @@ def markdown(text):
             return "**%s**" % body
         if kind == "U":
             return "<%s>" % body
-        label, _, url = body.partition(",")
+        label, url = body.partition(",")[::2]
         return "[%s](%s)" % (label.strip(), url.strip())
     return MARKUP.sub(replace, text)
 
