@@ -447,19 +447,38 @@ def decide(settings, gpu, os_facts, record, owners, kernels):
     return decision
 
 
+# The command that lists what is held, by package manager, and the package name in each of its lines:
+# dpkg lists multi-arch packages with their architecture (libcuda1:amd64 hold); versionlock lists
+# [epoch:]name-version-release.
+HOLD_LIST = {"apt": ["dpkg", "--get-selections"], "dnf": ["dnf", "versionlock", "list"]}
+_HELD = {"apt": re.compile(r"(?m)^([^\s:]+)(?::\S+)?\s+hold$"), "dnf": re.compile(r"(?m)^(?:\d+:)?([A-Za-z0-9._+-]+?)-\d")}
+
+
+def hold_plan(plan, installed_packages, hold_list):
+    """``{"names", "missing"}``: the installed driver packages the hold covers (installed ones
+    only: nothing can hold a package the node does not know, as in check mode on a fresh node),
+    and those the ``HOLD_LIST`` output does not show held yet."""
+    names = sorted(name for name in installed_packages if re.match(plan["hold_pattern"], name))
+    held = set(_HELD[plan["package_manager"]].findall(hold_list or ""))
+    return {"names": names, "missing": [name for name in names if name not in held]}
+
+
 def dkms_checked(plan, check_mode, packages_changed, packages_skipped):
     """Whether DKMS can be asked about the plan's module: in check mode on a node without the
     packages nothing is registered yet."""
     return plan.get("dkms_module") is not None and not (check_mode and (packages_skipped or packages_changed))
 
 
-def check_install(decision, gpu, installed_package_version, packages_changed, reboot_ok, dkms_status=None, boot_id=None):
+def check_install(decision, gpu, installed_package_version, packages_changed, reboot_ok, dkms_status=None, boot_id=None,
+                  hold=None):
     """The answer after the packages: ``installed_version``, ``dkms`` (``checked``, ``entries``,
-    ``problems``), ``reboot_needed`` (the node needs one), ``reboot_now`` (the role may and will
-    reboot) and ``reboot_pending`` (needed and not done: what the role reports).
+    ``problems``), ``hold`` (``names``, ``missing``), ``reboot_needed`` (the node needs one),
+    ``reboot_now`` (the role may and will reboot) and ``reboot_pending`` (needed and not done:
+    what the role reports).
 
     ``decision``: what ``decide()`` returned, with the ``kernels``, ``container`` and ``record``
-    the module read; ``dkms_status``: ``dkms status`` output, None when not checked."""
+    the module read; ``dkms_status``: ``dkms status`` output, None when not checked; ``hold``:
+    what ``hold_plan()`` returned, None when the role holds nothing."""
     installed = package_driver_version(installed_package_version)
     needed = reboot_needed(gpu, packages_changed, decision.get("record"), boot_id, installed_version=installed)
     now = needed and reboot_ok and not decision.get("container")
@@ -467,7 +486,8 @@ def check_install(decision, gpu, installed_package_version, packages_changed, re
     if dkms_status is not None:
         dkms["entries"] = parse_dkms_status(dkms_status)
         dkms["problems"] = dkms_problems(dkms["entries"], decision["plan"]["dkms_module"], decision.get("kernels") or [])
-    return {"installed_version": installed, "dkms": dkms, "reboot_needed": needed, "reboot_now": now,
+    return {"installed_version": installed, "dkms": dkms, "hold": hold or {"names": [], "missing": []},
+            "reboot_needed": needed, "reboot_now": now,
             "reboot_pending": needed and not now}
 
 

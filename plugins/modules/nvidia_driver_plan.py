@@ -17,8 +17,9 @@ description:
     the installed kernels and, when unsigned kernel modules are planned, the Secure Boot state (C(mokutil --sb-state)
     or the EFI variable); then it returns the mode (C(install), C(adopt) or C(skip)), the install plan or the adopt
     report, and every problem that stops the role, each naming its variable and the way out.
-  - With O(stage=installed), after the packages, it reads C(dkms status) for the planned module and returns the
-    installed driver version, the DKMS registrations and their problems, and whether the node needs a reboot.
+  - With O(stage=installed), after the packages, it reads C(dkms status) for the planned module and what is held, and
+    returns the installed driver version, the DKMS registrations and their problems, the packages to hold, and whether
+    the node needs a reboot.
   - It takes the GPU facts it is given (O(gpu), gathered once per run by the P(aistack.gpu_node.preflight#role) role);
     it never probes the GPUs.
 author: aistack.gpu_node contributors (@aistack)
@@ -114,6 +115,17 @@ options:
     description: The role's C(nvidia_driver_reboot_ok).
     type: bool
     default: false
+  hold:
+    description:
+      - The role's C(nvidia_driver_hold). Used by O(stage=installed), which then reads what is held
+        (C(dpkg --get-selections), C(dnf versionlock list)).
+    type: bool
+    default: false
+  installed_packages:
+    description: The names of the installed packages (the keys of C(ansible_facts.packages)). Used by O(stage=installed).
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -230,6 +242,13 @@ dkms:
   description: C(checked) (bool), C(entries) (module, version, kernel, arch, state) and C(problems).
   returned: O(stage=installed)
   type: dict
+hold:
+  description:
+    - C(names), the installed driver packages the hold covers, and C(missing), those not held yet; both empty
+      without O(hold).
+  returned: O(stage=installed)
+  type: dict
+  sample: {"names": ["libcuda1", "nvidia-kernel-dkms"], "missing": ["libcuda1"]}
 reboot_needed:
   description: The kernel module changed and no reboot followed, or the loaded module is not the installed one.
   returned: O(stage=installed)
@@ -316,8 +335,16 @@ def installed(module, boot_id):
         if rc != 0:
             module.fail_json(msg="nvidia_driver: dkms status failed (rc %d): %s" % (rc, err.strip()))
         dkms_status = out
+    hold = None
+    if params["hold"]:
+        plan = decision["plan"]
+        rc, out, err = module.run_command(nvidia_driver.HOLD_LIST[plan["package_manager"]])
+        # dnf without its versionlock plugin (check mode before the install) lists nothing: nothing is locked.
+        if rc != 0 and plan["package_manager"] == "apt":
+            module.fail_json(msg="nvidia_driver: dpkg --get-selections failed (rc %d): %s" % (rc, err.strip()))
+        hold = nvidia_driver.hold_plan(plan, params["installed_packages"], out if rc == 0 else "")
     result = nvidia_driver.check_install(decision, params["gpu"], params["installed_package_version"], params["packages_changed"],
-                                         params["reboot_ok"], dkms_status=dkms_status, boot_id=decision.get("boot_id"))
+                                         params["reboot_ok"], dkms_status=dkms_status, boot_id=decision.get("boot_id"), hold=hold)
     result.update(boot_id=boot_id, problems=result["dkms"]["problems"])
     return result
 
@@ -350,6 +377,8 @@ def main():
             packages_skipped=dict(type="bool", default=False),
             installed_package_version=dict(type="str"),
             reboot_ok=dict(type="bool", default=False),
+            hold=dict(type="bool", default=False),
+            installed_packages=dict(type="list", elements="str", default=[]),
         ),
         required_if=[("stage", "installed", ("decision",))],
         supports_check_mode=True,

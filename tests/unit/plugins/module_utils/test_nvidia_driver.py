@@ -15,6 +15,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver imp
     decide,
     dkms_checked,
     dkms_problems,
+    hold_plan,
     is_container,
     owner_query_argv,
     package_driver_version,
@@ -397,3 +398,17 @@ def test_dkms_is_checked_unless_check_mode_has_no_packages_yet():
     assert not dkms_checked({"dkms_module": "nvidia"}, True, True, False)
     assert not dkms_checked({"dkms_module": "nvidia"}, True, False, True)
     assert dkms_checked({"dkms_module": "nvidia"}, True, False, False)
+
+
+def test_hold_covers_installed_driver_packages_and_names_those_not_held():
+    apt = plan(DEBIAN)
+    selections = "libcuda1:amd64\t\t\t\t\thold\nnvidia-smi\t\t\t\t\tinstall\nbash\t\t\t\t\thold\n"
+    installed = ["bash", "nvidia-smi", "libcuda1", "nvidia-kernel-dkms", "firmware-nvidia-gsp", "cuda-compat-12-8"]
+    assert hold_plan(apt, installed, selections) == {
+        "names": ["firmware-nvidia-gsp", "libcuda1", "nvidia-kernel-dkms", "nvidia-smi"],
+        "missing": ["firmware-nvidia-gsp", "nvidia-kernel-dkms", "nvidia-smi"]}
+    el = plan(ROCKY)
+    locks = "Last metadata expiration check: 0:01:02 ago.\n3:nvidia-driver-580.95.05-1.el9.*\nkmod-nvidia-latest-dkms-3:580.95.05-1.el9.*\n"
+    assert hold_plan(el, ["nvidia-driver", "kmod-nvidia-latest-dkms", "nvidia-driver-cuda", "kernel"], locks) == {
+        "names": ["kmod-nvidia-latest-dkms", "nvidia-driver", "nvidia-driver-cuda"], "missing": ["nvidia-driver-cuda"]}
+    assert hold_plan(el, [], "")["names"] == []

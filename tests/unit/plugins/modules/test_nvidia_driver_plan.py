@@ -142,6 +142,31 @@ def test_installed_reads_dkms_and_needs_a_reboot_it_may_not_do_in_a_container(no
     assert result["dkms"] == {"checked": True, "problems": [], "entries": [
         {"module": "nvidia-current", "version": "535.309.01", "kernel": None, "arch": None, "state": "added"}]}
     assert result["reboot_needed"] is True and result["reboot_now"] is False and result["reboot_pending"] is True
+    assert result["hold"] == {"names": [], "missing": []}
+
+
+def test_installed_names_the_driver_packages_not_held_yet(node, capsys):
+    decision = container_decision(node, capsys)
+    node.outputs["dkms"] = (0, read_public("dkms-status-debian12-container.txt"), "")
+    node.outputs["dpkg"] = (0, "libcuda1:amd64\t\t\t\t\thold\nnvidia-smi\t\t\t\t\tinstall\n", "")
+    code, result = installed(node, capsys, decision, hold=True, installed_packages=["bash", "libcuda1", "nvidia-smi"])
+    assert code == 0 and node.calls[-1] == ["dpkg", "--get-selections"]
+    assert result["hold"] == {"names": ["libcuda1", "nvidia-smi"], "missing": ["nvidia-smi"]}
+    node.outputs["dpkg"] = (2, "", "dpkg: error: broken status\n")
+    code, result = installed(node, capsys, decision, hold=True)
+    assert code == 1 and result["msg"] == "nvidia_driver: dpkg --get-selections failed (rc 2): dpkg: error: broken status"
+
+
+def test_installed_on_el_without_versionlock_sees_nothing_locked(node, capsys):
+    rocky = dict(distribution="Rocky", distribution_version="9.6", pkg_mgr="dnf", virtualization_role="host", virtualization_type="kvm")
+    node.outputs["rpm"] = (1, "no package provides nvidia-driver-cuda\n", "")
+    code, decision = preflight(node, capsys, install_without_gpu=True, **rocky)
+    assert code == 0 and decision["plan"]["package_manager"] == "dnf" and decision["container"] is False
+    node.outputs["dkms"] = (0, "", "")
+    node.outputs["dnf"] = (1, "", "No such command: versionlock.\n")
+    code, result = installed(node, capsys, decision, hold=True, packages_skipped=True, _ansible_check_mode=True,
+                             installed_packages=["nvidia-driver"])
+    assert code == 0 and result["hold"] == {"names": ["nvidia-driver"], "missing": ["nvidia-driver"]}
 
 
 def test_installed_names_a_kernel_without_the_module(node, capsys):
