@@ -93,10 +93,15 @@ def _rows(options, prefix=""):
 
 def section(specs):
     lines = [BEGIN]
-    for entry_point in sorted(specs["argument_specs"]):
-        spec = specs["argument_specs"][entry_point]
-        lines += ["", "### Entry point `%s`" % entry_point, "", markdown(spec.get("short_description", "")), "",
-                  "| Variable | Type | Default | Description |", "|---|---|---|---|"]
+    entry_points = specs["argument_specs"]
+    for entry_point in sorted(entry_points):
+        spec = entry_points[entry_point]
+        lines += ["", "### Entry point `%s`" % entry_point, "", markdown(spec.get("short_description", "")), ""]
+        # An entry point that validates the main one's variables (a YAML alias) says so instead of a second table.
+        if entry_point != "main" and spec.get("options") and spec.get("options") == entry_points.get("main", {}).get("options"):
+            lines.append("Takes the variables of the entry point `main`.")
+            continue
+        lines += ["| Variable | Type | Default | Description |", "|---|---|---|---|"]
         lines += list(_rows(spec.get("options", {})))
     lines += ["", END]
     return "\n".join(lines)
