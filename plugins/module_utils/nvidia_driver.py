@@ -13,6 +13,9 @@
 - ``adopt_report()``: the policy check of a driver this role did not install.
 - ``parse_secure_boot()`` and ``parse_dkms_status()``: the node's Secure Boot state and DKMS
   registrations, from ``mokutil --sb-state``/efivars and ``dkms status``.
+- ``decide()`` and ``check_install()``: the two answers of the ``nvidia_driver_plan`` module,
+  before any change (mode, plan, adopt report, Secure Boot) and after the packages (installed
+  version, DKMS, reboot), from what the module read on the node.
 
 Every problem names the variable that decides it. Versions compare as integer tuples.
 """
@@ -65,6 +68,19 @@ DRIVER_PACKAGE_PATTERN = {
 # Packages of the distro's driver whose version follows their own release, not the driver's
 # (Debian 12: nvidia-persistenced 535.171.04 beside the 535.309.01 driver): installed, held, never pinned.
 UNPINNED = ("nvidia-persistenced",)
+# Files that only the driver ships, as dpkg-query -S patterns (a * spans folders): whoever owns
+# them owns the driver. Under /lib and /usr/lib only, so that cuda-compat's copy under
+# /usr/local/cuda-* does not count as a driver. rpm asks for what provides the library instead.
+OWNED_FILES = ("/usr/lib/*/libnvidia-ml.so.1", "/lib/*/libnvidia-ml.so.1", "*/nvidia-smi")
+RPM_OWNED = ("libnvidia-ml.so.1()(64bit)", "nvidia-driver-cuda")
+# Virtualization types (ansible_facts.virtualization_type of a guest) that share the host's kernel:
+# no kernel of their own to reboot into or build an initramfs for.
+CONTAINER_TYPES = ("container", "docker", "podman", "lxc", "containerd", "systemd-nspawn", "openvz", "wsl")
+# Where the node says what it is; module constants so the tests can point them at a fake tree.
+MODULES_DIR = "/lib/modules"
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
+MOKUTIL = "/usr/bin/mokutil"
+SECURE_BOOT_EFIVAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 # The module name `dkms status` shows for each package source.
 DKMS_MODULE = {
     ("debian", "distro", "proprietary"): "nvidia-current",
@@ -362,6 +378,117 @@ def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
         "reboot_needed": bool(driver.get("mismatch")),
     }
     return {"report": report, "problems": problems}
+
+
+def owner_query_argv(pkg_mgr):
+    """The read-only command that names the packages owning the driver's files."""
+    if pkg_mgr == "apt":
+        return ["dpkg-query", "-S"] + list(OWNED_FILES)
+    return ["rpm", "-q", "--qf", "%{NAME}\n", "--whatprovides"] + list(RPM_OWNED)
+
+
+_OWNER_LINE = re.compile(r"^[A-Za-z0-9][^ ]*(: /|$)")
+
+
+def parse_owners(text):
+    """Package names from ``dpkg-query -S`` (``libnvidia-ml1:amd64: /usr/lib/...``) or ``rpm -q``
+    output, sorted and unique; the lines that say nothing owns a file are dropped."""
+    owners = set()
+    for line in (text or "").splitlines():
+        if _OWNER_LINE.match(line):
+            owners.add(line.split(":", 1)[0])
+    return sorted(owners)
+
+
+def is_container(virtualization_role, virtualization_type):
+    """True on a guest that shares the host's kernel (``ansible_facts.virtualization_*``)."""
+    return virtualization_role == "guest" and virtualization_type in CONTAINER_TYPES
+
+
+def secure_boot_problems(state, build, mok_enrolled):
+    """The refusal to build unsigned modules that Secure Boot would not load; empty when they would load."""
+    if state != "enabled" or mok_enrolled:
+        return []
+    return ["Secure Boot is enabled and the %s kernel modules would be unsigned by any key the firmware trusts, so they "
+            "would not load. Either enrol a Machine Owner Key: install dkms (it creates /var/lib/dkms/mok.key and mok.pub), "
+            "run `mokutil --import /var/lib/dkms/mok.pub`, reboot and confirm the key in the MOK manager, then set "
+            "nvidia_driver_secure_boot_mok_enrolled: true; or use signed modules (Ubuntu: nvidia_driver_precompiled: true "
+            "installs Canonical's signed linux-modules-nvidia-*)." % build]
+
+
+def decide(settings, gpu, os_facts, record, owners, kernels):
+    """The decision before any change: what the role does with this node and how.
+
+    ``settings``: the role's variables without their ``nvidia_driver_`` prefix (mode, source,
+    branch, version, flavour, precompiled, ubuntu_server, min_version, takeover,
+    install_without_gpu); ``gpu``: ``ansible_facts.aistack_gpu``; ``os_facts``: distribution,
+    distribution_version, architecture of ``ansible_facts``; ``record``: the role's install record
+    or None; ``owners``: packages owning the driver's files; ``kernels``: installed kernels.
+    Returns ``mode``, ``reason``, ``plan`` (install), ``adopt`` (the adopt report), ``problems``
+    (the first failing step's, each naming its variable and the way out) and
+    ``secure_boot_check`` (whether unsigned modules are planned, so Secure Boot must be read).
+    """
+    mode = resolve_mode(settings["mode"], gpu, record, owners, takeover=settings["takeover"],
+                        install_without_gpu=settings["install_without_gpu"])
+    decision = {"mode": mode["mode"], "reason": mode["reason"], "plan": None, "adopt": None,
+                "problems": mode["problems"], "secure_boot_check": False}
+    if decision["problems"]:
+        return decision
+    if mode["mode"] == "adopt":
+        adopted = adopt_report(gpu, branch=settings["branch"], min_version=settings["min_version"],
+                               flavour=settings["flavour"], owners=owners)
+        decision.update(adopt=adopted["report"], problems=adopted["problems"])
+    elif mode["mode"] == "install":
+        plan = plan_install(os_facts.get("distribution"), os_facts.get("distribution_version"), os_facts.get("architecture"),
+                            source=settings["source"], branch=settings["branch"], version=settings["version"],
+                            flavour=settings["flavour"], gpus=(gpu or {}).get("gpus") or [], kernels=kernels,
+                            precompiled=settings["precompiled"], ubuntu_server=settings["ubuntu_server"])
+        decision.update(plan=plan, problems=plan["problems"], secure_boot_check=not plan["problems"] and not plan["signed_modules"])
+    return decision
+
+
+# The command that lists what is held, by package manager, and the package name in each of its lines:
+# dpkg lists multi-arch packages with their architecture (libcuda1:amd64 hold); versionlock lists
+# [epoch:]name-version-release.
+HOLD_LIST = {"apt": ["dpkg", "--get-selections"], "dnf": ["dnf", "versionlock", "list"]}
+_HELD = {"apt": re.compile(r"(?m)^([^\s:]+)(?::\S+)?\s+hold$"), "dnf": re.compile(r"(?m)^(?:\d+:)?([A-Za-z0-9._+-]+?)-\d")}
+
+
+def hold_plan(plan, installed_packages, hold_list):
+    """``{"names", "missing"}``: the installed driver packages the hold covers (installed ones
+    only: nothing can hold a package the node does not know, as in check mode on a fresh node),
+    and those the ``HOLD_LIST`` output does not show held yet."""
+    names = sorted(name for name in installed_packages if re.match(plan["hold_pattern"], name))
+    held = set(_HELD[plan["package_manager"]].findall(hold_list or ""))
+    return {"names": names, "missing": [name for name in names if name not in held]}
+
+
+def dkms_checked(plan, check_mode, packages_changed, packages_skipped):
+    """Whether DKMS can be asked about the plan's module: in check mode on a node without the
+    packages nothing is registered yet."""
+    return plan.get("dkms_module") is not None and not (check_mode and (packages_skipped or packages_changed))
+
+
+def check_install(decision, gpu, installed_package_version, packages_changed, reboot_ok, dkms_status=None, boot_id=None,
+                  hold=None):
+    """The answer after the packages: ``installed_version``, ``dkms`` (``checked``, ``entries``,
+    ``problems``), ``hold`` (``names``, ``missing``), ``reboot_needed`` (the node needs one),
+    ``reboot_now`` (the role may and will reboot) and ``reboot_pending`` (needed and not done:
+    what the role reports).
+
+    ``decision``: what ``decide()`` returned, with the ``kernels``, ``container`` and ``record``
+    the module read; ``dkms_status``: ``dkms status`` output, None when not checked; ``hold``:
+    what ``hold_plan()`` returned, None when the role holds nothing."""
+    installed = package_driver_version(installed_package_version)
+    needed = reboot_needed(gpu, packages_changed, decision.get("record"), boot_id, installed_version=installed)
+    now = needed and reboot_ok and not decision.get("container")
+    dkms = {"checked": dkms_status is not None, "entries": [], "problems": []}
+    if dkms_status is not None:
+        dkms["entries"] = parse_dkms_status(dkms_status)
+        dkms["problems"] = dkms_problems(dkms["entries"], decision["plan"]["dkms_module"], decision.get("kernels") or [])
+    return {"installed_version": installed, "dkms": dkms, "hold": hold or {"names": [], "missing": []},
+            "reboot_needed": needed, "reboot_now": now,
+            "reboot_pending": needed and not now}
 
 
 def reboot_needed(gpu, module_changed, record, boot_id, installed_version=None):

@@ -11,13 +11,21 @@ from conftest import read_h200, read_public
 from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
+    check_install,
+    decide,
+    dkms_checked,
     dkms_problems,
+    hold_plan,
+    is_container,
+    owner_query_argv,
     package_driver_version,
     parse_dkms_status,
+    parse_owners,
     parse_secure_boot,
     plan_install,
     reboot_needed,
     resolve_mode,
+    secure_boot_problems,
 )
 
 # One GPU of each generation, as gpu_facts reports them.
@@ -303,3 +311,104 @@ def test_adopt_requested_and_bad_policy_input():
     assert problems[1].startswith("nvidia_driver_flavour: 'closed'")
     # A running driver can break the GPU rules too: the proprietary module cannot drive Blackwell.
     assert "needs the open kernel module" in problems[2] and "Install the open kernel module flavour" in problems[2]
+
+
+# --- the nvidia_driver_plan module's two answers (moved from the retired nvidia_driver_* filters) ---
+
+SETTINGS = dict(mode="auto", source="auto", branch=None, version=None, flavour="auto", precompiled=False, ubuntu_server=True,
+                min_version=None, takeover=False, install_without_gpu=False)
+NO_GPU = {"state": "no_gpu", "gpus": [], "driver": {"version": None, "loaded_version": None, "mismatch": False}}
+DEBIAN_FACTS = {"distribution": "Debian", "distribution_version": "12.11", "architecture": "x86_64"}
+
+
+def settings(**overrides):
+    return dict(SETTINGS, **overrides)
+
+
+def test_decide_skips_a_node_without_gpu_and_plans_an_image_build():
+    skipped = decide(settings(), NO_GPU, DEBIAN_FACTS, None, [], [])
+    assert (skipped["mode"], skipped["plan"], skipped["problems"], skipped["secure_boot_check"]) == ("skip", None, [], False)
+    built = decide(settings(install_without_gpu=True, version="535.309.01"), NO_GPU, DEBIAN_FACTS, None, [], ["6.1.0-41-amd64"])
+    assert built["mode"] == "install" and built["problems"] == [] and built["secure_boot_check"] is True
+    assert built["plan"]["packages"][0] == "nvidia-kernel-dkms" and built["plan"]["version_package"] == "nvidia-kernel-dkms"
+    assert built["plan"]["hold_pattern"].startswith("^(nvidia-|libnvidia-|libcuda1")
+    assert built["plan"]["headers"] == ["linux-headers-6.1.0-41-amd64"]
+
+
+def test_decide_stops_at_the_first_failing_step():
+    ubuntu = {"distribution": "Ubuntu", "distribution_version": "24.04", "architecture": "x86_64"}
+    blackwell = {"state": "no_gpu", "gpus": [B200], "driver": {"version": None}}
+    refused = decide(settings(install_without_gpu=True, flavour="proprietary"), blackwell, ubuntu, None, [], [])
+    assert "Blackwell" in refused["problems"][0] and refused["secure_boot_check"] is False
+    # Canonical's signed prebuilt modules load under Secure Boot: nothing to read.
+    assert decide(settings(install_without_gpu=True, precompiled=True), NO_GPU, ubuntu, None, [], [])["secure_boot_check"] is False
+    bad_mode = decide(settings(mode="verify"), NO_GPU, DEBIAN_FACTS, None, [], [])
+    assert bad_mode["mode"] is None and "nvidia_driver_mode: 'verify'" in bad_mode["problems"][0]
+
+
+def test_decide_adopts_with_the_policy_check():
+    working = {"state": "ok", "gpus": [], "driver": {"version": "580.95.05", "kernel_module_flavour": "open"}}
+    adopted = decide(settings(branch="580"), working, DEBIAN_FACTS, None, ["libnvidia-ml1"], [])
+    assert adopted["mode"] == "adopt" and adopted["problems"] == [] and adopted["plan"] is None
+    assert adopted["adopt"]["branch"] == 580 and adopted["adopt"]["owners"] == ["libnvidia-ml1"]
+    assert decide(settings(min_version="590"), working, DEBIAN_FACTS, None, [], [])["problems"] == [
+        "nvidia_driver_min_version: the node runs driver 580.95.05, older than 590"]
+
+
+def test_secure_boot_refuses_unsigned_modules_without_an_enrolled_mok():
+    assert secure_boot_problems("disabled", "dkms", False) == []
+    assert secure_boot_problems("unsupported", "dkms", False) == []
+    assert secure_boot_problems("enabled", "dkms", True) == []
+    refused = secure_boot_problems("enabled", "precompiled", False)
+    assert refused[0].startswith("Secure Boot is enabled and the precompiled kernel modules would be unsigned")
+    assert "mokutil --import /var/lib/dkms/mok.pub" in refused[0] and "nvidia_driver_precompiled: true" in refused[0]
+
+
+def test_owners_of_the_driver_files():
+    assert owner_query_argv("apt")[:2] == ["dpkg-query", "-S"] and "*/nvidia-smi" in owner_query_argv("apt")
+    assert owner_query_argv("dnf")[:4] == ["rpm", "-q", "--qf", "%{NAME}\n"]
+    assert parse_owners("libnvidia-ml1:amd64: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1\n"
+                        "nvidia-smi: /usr/bin/nvidia-smi\n"
+                        "dpkg-query: no path found matching pattern /lib/*/libnvidia-ml.so.1\n") == ["libnvidia-ml1", "nvidia-smi"]
+    assert parse_owners("nvidia-driver-cuda\nno package provides nvidia-driver-cuda\nnvidia-driver-cuda\n") == ["nvidia-driver-cuda"]
+    assert parse_owners("") == []
+
+
+def test_containers_share_the_host_kernel():
+    assert is_container("guest", "podman") and is_container("guest", "docker")
+    assert not is_container("guest", "kvm") and not is_container("host", "podman") and not is_container(None, None)
+
+
+def test_check_install_in_a_container():
+    decision = {"plan": {"dkms_module": "nvidia-current"}, "kernels": [], "container": True, "record": None}
+    checked = check_install(decision, NO_GPU, "535.309.01-0+deb12u1", True, True,
+                            dkms_status=read_public("dkms-status-debian12-container.txt"), boot_id="b1")
+    assert checked["installed_version"] == "535.309.01" and checked["dkms"]["problems"] == []
+    assert [entry["state"] for entry in checked["dkms"]["entries"]] == ["added"]
+    assert (checked["reboot_needed"], checked["reboot_now"], checked["reboot_pending"]) == (True, False, True)
+    rebooting = check_install(dict(decision, container=False), NO_GPU, None, True, True, boot_id="b1")
+    assert (rebooting["reboot_now"], rebooting["reboot_pending"], rebooting["dkms"]["checked"]) == (True, False, False)
+    settled = check_install(dict(decision, record={"module_changed_boot": "b0"}), NO_GPU, None, False, False, boot_id="b1")
+    assert (settled["reboot_needed"], settled["reboot_pending"]) == (False, False)
+
+
+def test_dkms_is_checked_unless_check_mode_has_no_packages_yet():
+    assert dkms_checked({"dkms_module": "nvidia"}, False, True, False)
+    assert not dkms_checked({"dkms_module": None}, False, False, False)
+    assert not dkms_checked({"dkms_module": "nvidia"}, True, True, False)
+    assert not dkms_checked({"dkms_module": "nvidia"}, True, False, True)
+    assert dkms_checked({"dkms_module": "nvidia"}, True, False, False)
+
+
+def test_hold_covers_installed_driver_packages_and_names_those_not_held():
+    apt = plan(DEBIAN)
+    selections = "libcuda1:amd64\t\t\t\t\thold\nnvidia-smi\t\t\t\t\tinstall\nbash\t\t\t\t\thold\n"
+    installed = ["bash", "nvidia-smi", "libcuda1", "nvidia-kernel-dkms", "firmware-nvidia-gsp", "cuda-compat-12-8"]
+    assert hold_plan(apt, installed, selections) == {
+        "names": ["firmware-nvidia-gsp", "libcuda1", "nvidia-kernel-dkms", "nvidia-smi"],
+        "missing": ["firmware-nvidia-gsp", "nvidia-kernel-dkms", "nvidia-smi"]}
+    el = plan(ROCKY)
+    locks = "Last metadata expiration check: 0:01:02 ago.\n3:nvidia-driver-580.95.05-1.el9.*\nkmod-nvidia-latest-dkms-3:580.95.05-1.el9.*\n"
+    assert hold_plan(el, ["nvidia-driver", "kmod-nvidia-latest-dkms", "nvidia-driver-cuda", "kernel"], locks) == {
+        "names": ["kmod-nvidia-latest-dkms", "nvidia-driver", "nvidia-driver-cuda"], "missing": ["nvidia-driver-cuda"]}
+    assert hold_plan(el, [], "")["names"] == []
