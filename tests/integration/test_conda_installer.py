@@ -5,8 +5,10 @@ Every failure exit is checked for its code, its message (and the stream real Min
 on) and for leaving the file system as it was.
 """
 
+import json
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -85,3 +87,22 @@ def test_update_over_an_install_keeps_its_envs(tmp_path, conda_installer, option
         assert handle.read().count("# cmd: ") == 2
     version = subprocess.run([os.path.join(prefix, "bin", "conda"), "--version"], capture_output=True, text=True, check=False)
     assert version.stdout.strip() == "conda 26.7.1", version.stderr
+
+
+def test_pause_hook_stops_midway_until_its_file_goes(tmp_path, conda_installer):
+    """INSTALLER_TESTBED_PAUSE_FILE (the kill points' hook): the payload unpacked, no conda launcher yet,
+    <file>.reached names the installer's pid; removing the file lets the install finish."""
+    prefix, pause = str(tmp_path / "conda"), str(tmp_path / "pause")
+    open(pause, "w").close()
+    proc = subprocess.Popen(["bash", conda_installer, "-b", "-p", prefix], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, HOME=str(tmp_path), INSTALLER_TESTBED_PAUSE_FILE=pause))
+    deadline = time.monotonic() + 60
+    while not os.path.exists(pause + ".reached"):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    with open(pause + ".reached") as handle:
+        assert json.load(handle) == {"pid": proc.pid, "prefix": prefix}
+    assert proc.poll() is None and not os.path.exists(os.path.join(prefix, "bin", "conda"))
+    os.unlink(pause)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and stdout.endswith("installation finished.\n"), stderr

@@ -96,6 +96,13 @@ mkdir -p "$SITE" "$PREFIX/bin" "$PREFIX/condabin" "$PREFIX/conda-meta" "$PREFIX/
     "$PREFIX/etc/profile.d" || exit 1
 ARCHIVE_LINE=$(awk '/^__ARCHIVE_BELOW__$/ { print NR + 1; exit 0 }' "$0")
 tail -n "+$ARCHIVE_LINE" "$0" | tar -xzf - -C "$SITE" || { echo "ERROR: could not extract the payload" >&2; exit 1; }
+# Test hook (INSTALLER_TESTBED_PAUSE_FILE, only while that file exists): stop here, the payload
+# unpacked but no launcher yet, write <file>.reached ({"pid": ...}) and wait for a test's SIGKILL.
+if [ -n "${INSTALLER_TESTBED_PAUSE_FILE:-}" ] && [ -e "$INSTALLER_TESTBED_PAUSE_FILE" ]; then
+    printf '{"pid": %d, "prefix": "%s"}\n' "$$" "$PREFIX" > "$INSTALLER_TESTBED_PAUSE_FILE.reached.tmp"
+    mv "$INSTALLER_TESTBED_PAUSE_FILE.reached.tmp" "$INSTALLER_TESTBED_PAUSE_FILE.reached"
+    while [ -e "$INSTALLER_TESTBED_PAUSE_FILE" ]; do sleep 0.1; done
+fi
 printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PYTHON")" "$PYVER" > "$PREFIX/pyvenv.cfg"
 ln -sfn "$PYTHON" "$PREFIX/bin/python"
 ln -sfn python "$PREFIX/bin/python3"
