@@ -18,7 +18,7 @@ SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
 .PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
-	wheelhouse test-gpu drift bench
+	wheelhouse gpu-carry test-gpu drift bench
 
 help: ## this list: every target, one line each
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' Makefile
@@ -98,6 +98,9 @@ build: $(SETUP_DONE) ## build the collection tarball into .cache/build
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).
 wheelhouse: $(SETUP_DONE) ## Python 3.12 wheels an air-gapped GPU host needs for make test-gpu (DIR=...)
 	tooling/make-wheelhouse $(DIR)
+
+gpu-carry: $(SETUP_DONE) ## what make test-gpu needs on an air-gapped GPU host, in .cache/gpu-carry (APEX_ARCHIVE=...)
+	tests/gpu/make-gpu-carry
 
 # On the GPU host itself; needs no .venv (the tooling comes from the wheelhouse).
 test-gpu: ## the GPU scenario on this GPU host, offline; writes tests/gpu/REPORT.md

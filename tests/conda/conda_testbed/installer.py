@@ -24,8 +24,10 @@ import hashlib
 import io
 import os
 import shutil
+import subprocess
 import sys
 import tarfile
+import tempfile
 
 from .channel import CACHE
 
@@ -164,13 +166,23 @@ __ARCHIVE_BELOW__
 def _payload(site_packages):
     """The gzip tar of the stand-in package and its dependencies (py-rattler, PyYAML)."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as archive:
+    skip_caches = lambda info: None if "__pycache__" in info.name else info  # noqa: E731
+    with tempfile.TemporaryDirectory(prefix="conda-testbed-payload-") as work, \
+            tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as archive:
         for pattern in PAYLOAD_PACKAGES:
             for path in sorted(glob.glob(os.path.join(site_packages, pattern))):
-                archive.add(path, arcname=os.path.basename(path),
-                            filter=lambda info: None if "__pycache__" in info.name else info)
-        archive.add(HERE, arcname="conda_testbed",
-                    filter=lambda info: None if "__pycache__" in info.name else info)
+                staged = os.path.join(work, os.path.basename(path))
+                if os.path.isdir(path):
+                    shutil.copytree(path, staged, ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy2(path, staged)
+                # py-rattler's wheel carries its symbol table (82 MB, 55 stripped): a smaller installer
+                # for the GPU host, whose checkout travels under a size limit.
+                libraries = glob.glob(os.path.join(staged, "**", "*.so"), recursive=True)
+                if libraries:
+                    subprocess.run(["strip", "--strip-unneeded"] + libraries, check=True)
+                archive.add(staged, arcname=os.path.basename(path), filter=skip_caches)
+        archive.add(HERE, arcname="conda_testbed", filter=skip_caches)
     return buffer.getvalue()
 
 

@@ -9,11 +9,13 @@ writes ``DIR/testbed.json``::
                                  "url": "http://127.0.0.1:PORT/...", "sha256": "..."}},
      "channel_alias": "http://127.0.0.1:PORT", "wheels": "DIR/www/wheels"}
 
-and prints it. ``stop --dir DIR`` ends the mirror it started. Nodes reach it with
+and prints it. ``start --dir DIR --www WWW`` serves a folder laid out that way already (built
+elsewhere and carried: the GPU host has no builder). ``stop --dir DIR`` ends the mirror it started. Nodes reach it with
 ``--network=host`` (molecule platform ``podman_options``).
 """
 
 import argparse
+import glob
 import json
 import os
 import signal
@@ -28,9 +30,18 @@ def start(folder, versions, with_python=True):
     www = os.path.join(folder, "www")
     os.makedirs(www, exist_ok=True)
     channel.materialize(www, ("conda-forge", "main"), with_python)
-    installers = {}
     for version in versions:
-        path = installer.copy_to(www, version)
+        installer.copy_to(www, version)
+    return serve(folder, www)
+
+
+def serve(folder, www):
+    """Serve ``www`` (channels and installers laid out by ``start``, or carried there already built:
+    tests/gpu/make-gpu-carry) on loopback; write and return the state."""
+    os.makedirs(folder, exist_ok=True)
+    installers = {}
+    for path in sorted(glob.glob(os.path.join(www, "Miniconda3-standin-*-Linux-x86_64.sh"))):
+        version = os.path.basename(path)[len("Miniconda3-standin-"):-len("-Linux-x86_64.sh")]
         installers[version] = {"path": path, "sha256": installer.sha256_of(path), "filename": os.path.basename(path)}
     log = open(os.path.join(folder, "mirror.log"), "a")  # pylint: disable=consider-using-with
     proc = subprocess.Popen([sys.executable, "-m", "conda_testbed.mirror", "--root", www, "--log",
@@ -73,13 +84,17 @@ def main(argv=None):
     parser.add_argument("--dir", required=True)
     parser.add_argument("--installer-version", action="append", help="repeatable; default 26.7.1-0")
     parser.add_argument("--no-python", action="store_true", help="leave the python package out of the channels")
+    parser.add_argument("--www", help="serve this folder, already laid out, instead of building one in DIR/www")
     args = parser.parse_args(argv)
     folder = os.path.abspath(args.dir)
     if args.action == "stop":
         print(json.dumps({"stopped": stop(folder)}))
         return 0
     stop(folder)
-    print(json.dumps(start(folder, args.installer_version or ["26.7.1-0"], not args.no_python)))
+    if args.www:
+        print(json.dumps(serve(folder, os.path.abspath(args.www))))
+    else:
+        print(json.dumps(start(folder, args.installer_version or ["26.7.1-0"], not args.no_python)))
     return 0
 
 

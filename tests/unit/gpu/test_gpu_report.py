@@ -74,7 +74,7 @@ def test_record_write_round_trip(tmp_path):
     markdown = gpu_report.render_markdown(report, "results/h200")
     assert "Covers commit `abc1234`; written 2026-12-02 18:00 UTC" in markdown
     assert "| check | FAILED: 1 changed, 0 expected | 1 | 3.0 s |" in markdown
-    assert "| apex_build | ok | 5 | 181.2 s |" in markdown
+    assert "| part | converge |" in markdown and "| apex_build | 181.2 s (5) |" in markdown
     assert "13.0 \\| 12.4" in markdown
     assert "installed from the cache at a URL (published there by the build" in markdown
     assert "ratio 72.0." in markdown and "- Compiled modules that import: `apex_C`." in markdown
@@ -92,3 +92,28 @@ def test_write_command_exit_status(tmp_path):
     (results / "negatives.json").write_text(json.dumps([{"case": "x", "failed_as_designed": False}]))
     assert gpu_report.main(args) == 1
     assert json.loads((tmp_path / "r.json").read_text())["passed"] is False
+
+
+def test_the_env_section_says_how_the_env_was_made_and_roles_compare_steps(tmp_path):
+    results = tmp_path / "h200"
+    results.mkdir()
+    (results / "env.json").write_text(json.dumps({
+        "target": {"prefix": "/opt/conda/envs/torch", "chosen_by": "primary", "conda": True},
+        "info": {"torch_variant": {"variant": "cu130", "series": "2.11", "chosen_by": "driver 580.159.04", "support": "full",
+                                   "index": "file:///var/tmp/aistack-gpu/torch-index/cu130"}, "blas": None},
+        "conda_base": "/opt/conda", "installer": "http://127.0.0.1:1/Miniconda3-standin-26.7.1-0-Linux-x86_64.sh",
+        "channel_mirror": ["http://127.0.0.1:1"], "pip_index": "file:///var/tmp/aistack-gpu/pypi/", "spec": {"x": 1},
+        "build_toolchain": {"python": "/opt/conda/envs/torch/bin/python", "libstdcxx_loaded": "/lib/x86_64-linux-gnu/libstdc++.so.6"}}))
+    (results / "roles-converge.json").write_text(json.dumps([{"name": "conda_env", "seconds": 80.0, "changed": 4}]))
+    (results / "roles-idempotence.json").write_text(json.dumps([{"name": "conda_env", "seconds": 5.0, "changed": 0},
+                                                                {"name": "gpu_validate", "seconds": 1.5, "changed": 0}]))
+    (results / "venv.json").write_text(json.dumps({"target": {"prefix": "/opt/torch/.venv", "conda": False, "python": "p"},
+                                                   "validation": {"gate": {"summary": "6/6 checks passed"}}}))
+    markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
+    assert "torch variant **cu130** (series 2.11), chosen by driver 580.159.04" in markdown
+    assert "conda base `/opt/conda` from the installer `Miniconda3-standin-26.7.1-0-Linux-x86_64.sh`" in markdown
+    assert "| libstdcxx_loaded | `/lib/x86_64-linux-gnu/libstdc++.so.6` |" in markdown
+    assert "| part | converge | idempotence |" in markdown
+    assert "| conda_env | 80.0 s (4) | 5.0 s (0) |" in markdown and "| gpu_validate | - | 1.5 s (0) |" in markdown
+    assert "| **all** | 80.0 s | 6.5 s |" in markdown
+    assert "`aistack_env_prefix: /opt/torch/.venv` alone made it" in markdown and "6/6 checks passed" in markdown

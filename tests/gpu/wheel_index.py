@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Wheel indexes for the GPU scenario on a host without network (tests/gpu/run-gpu-scenario).
+
+``repack``: run by a Python environment's own interpreter, writes each named distribution installed
+there, and every distribution it requires (markers evaluated, extras left out), back into a wheel
+under OUT, then PEP 503 index pages for OUT. The GPU host's torch (a real CUDA build) and its
+``nvidia-*`` / triton distributions weigh gigabytes; repacking them on the host itself means none
+of that travels, and the env's pip installs them as it would from download.pytorch.org::
+
+    /opt/torch/.venv/bin/python3 tests/gpu/wheel_index.py repack --out DIR/cu130 torch numpy
+
+A wheel holds exactly the files the installed RECORD lists under site-packages, with their
+recorded hashes; files outside it (console scripts, which pip writes again from
+``entry_points.txt``) and compiled caches are left out, and so are the installer's own
+``INSTALLER``, ``REQUESTED`` and ``direct_url.json``. The tag is the one the installed ``WHEEL``
+file names. Entries are stored uncompressed: the host writes and reads them once, at disk speed.
+
+``index``: PEP 503 pages (``OUT/<project>/index.html``) for the wheels already in a folder, so that
+the folder serves as ``--index-url file://OUT``::
+
+    python3 tests/gpu/wheel_index.py index --dir WHEELHOUSE
+"""
+
+import argparse
+import base64
+import csv
+import hashlib
+import html
+import io
+import os
+import re
+import sys
+import zipfile
+from importlib import metadata
+
+LEFT_OUT = ("INSTALLER", "REQUESTED", "direct_url.json", "RECORD")
+
+
+def canonical(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirements(dist):
+    from packaging.requirements import Requirement
+
+    for line in dist.requires or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            yield canonical(requirement.name)
+
+
+def closure(names):
+    """The installed distributions of ``names`` and of all they require, by canonical name."""
+    found, todo = {}, [canonical(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        try:
+            found[name] = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            sys.exit("wheel_index: %s is required but not installed in %s" % (name, sys.prefix))
+        todo.extend(_requirements(found[name]))
+    return found
+
+
+def _tag(dist):
+    tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
+            if line.startswith("Tag:")]
+    if not tags:
+        sys.exit("wheel_index: %s %s has no WHEEL tag (not installed from a wheel)" % (dist.metadata["Name"], dist.version))
+    parts = [tag.split("-") for tag in tags]
+    # Several tags (py2.py3-none-any) compress to one name part each, as wheel filenames do.
+    return "-".join(".".join(sorted(set(part[i] for part in parts), key=[p[i] for p in parts].index)) for i in range(3))
+
+
+def _record_hash(data):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def repack(dist, out):
+    """Write ``dist`` as a wheel into ``out``; return its file name."""
+    name = re.sub(r"[-_.]+", "_", dist.metadata["Name"])
+    filename = "%s-%s-%s.whl" % (name, dist.version, _tag(dist))
+    site = os.path.realpath(str(dist.locate_file("")))
+    dist_info = None
+    rows = []
+    partial = os.path.join(out, filename + ".partial")
+    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as wheel:
+        for row in csv.reader(io.StringIO(dist.read_text("RECORD") or "")):
+            if not row:
+                continue
+            path, recorded_hash, size = (row + ["", ""])[:3]
+            parts = path.split("/")
+            if path.startswith("..") or "__pycache__" in parts or path.endswith(".pyc"):
+                continue
+            if len(parts) == 2 and parts[0].endswith(".dist-info"):
+                dist_info = parts[0]
+                if parts[1] in LEFT_OUT:
+                    continue
+            wheel.write(os.path.join(site, path), path)
+            rows.append([path, recorded_hash, size])
+        if dist_info is None:
+            sys.exit("wheel_index: the RECORD of %s names no .dist-info folder" % dist.metadata["Name"])
+        rows.append(["%s/RECORD" % dist_info, "", ""])
+        record = io.StringIO()
+        csv.writer(record, lineterminator="\n").writerows(rows)
+        wheel.writestr("%s/RECORD" % dist_info, record.getvalue())
+    os.replace(partial, os.path.join(out, filename))
+    return filename
+
+
+def write_index(folder):
+    """PEP 503 pages for the wheels in ``folder``: ``folder/<project>/index.html``."""
+    projects = {}
+    for filename in sorted(os.listdir(folder)):
+        if filename.endswith(".whl"):
+            projects.setdefault(canonical(filename.split("-", 1)[0]), []).append(filename)
+    for project, files in projects.items():
+        os.makedirs(os.path.join(folder, project), exist_ok=True)
+        links = "".join('<a href="../%s">%s</a>\n' % (html.escape(f), html.escape(f)) for f in files)
+        with open(os.path.join(folder, project, "index.html"), "w") as handle:
+            handle.write("<!DOCTYPE html>\n<html><body>\n%s</body></html>\n" % links)
+    with open(os.path.join(folder, "index.html"), "w") as handle:
+        handle.write("<!DOCTYPE html>\n<html><body>\n%s</body></html>\n"
+                     % "".join('<a href="%s/">%s</a>\n' % (p, p) for p in sorted(projects)))
+    return projects
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("repack", help="repack installed distributions and what they require")
+    make.add_argument("--out", required=True)
+    make.add_argument("names", nargs="+")
+    pages = commands.add_parser("index", help="index pages for the wheels in a folder")
+    pages.add_argument("--dir", required=True)
+    args = parser.parse_args(argv)
+    if args.command == "repack":
+        os.makedirs(args.out, exist_ok=True)
+        for _name, dist in sorted(closure(args.names).items()):
+            print("%s %s -> %s" % (dist.metadata["Name"], dist.version, repack(dist, args.out)))
+        folder = args.out
+    else:
+        folder = args.dir
+    print("%d projects indexed in %s" % (len(write_index(folder)), folder))
+
+
+if __name__ == "__main__":
+    main()
