@@ -40,27 +40,31 @@ def canonical(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _requirements(dist):
+def _requirements(dist, extras):
+    """What ``dist`` requires with ``extras`` asked for: (name, extras) pairs."""
     from packaging.requirements import Requirement
 
     for line in dist.requires or []:
         requirement = Requirement(line)
-        if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-            yield canonical(requirement.name)
+        if requirement.marker is None or any(requirement.marker.evaluate({"extra": extra}) for extra in [""] + sorted(extras)):
+            yield canonical(requirement.name), frozenset(requirement.extras)
 
 
 def closure(names):
-    """The installed distributions of ``names`` and of all they require, by canonical name."""
-    found, todo = {}, [canonical(n) for n in names]
+    """The installed distributions of ``names`` and of all they require (extras followed, as
+    torch's ``cuda-toolkit[cublas,...]``), by canonical name."""
+    found, asked, todo = {}, {}, [(canonical(n), frozenset()) for n in names]
     while todo:
-        name = todo.pop()
-        if name in found:
+        name, extras = todo.pop()
+        if name in found and extras <= asked[name]:
             continue
-        try:
-            found[name] = metadata.distribution(name)
-        except metadata.PackageNotFoundError:
-            sys.exit("wheel_index: %s is required but not installed in %s" % (name, sys.prefix))
-        todo.extend(_requirements(found[name]))
+        if name not in found:
+            try:
+                found[name] = metadata.distribution(name)
+            except metadata.PackageNotFoundError:
+                sys.exit("wheel_index: %s is required but not installed in %s" % (name, sys.prefix))
+        asked[name] = asked.get(name, frozenset()) | extras
+        todo.extend(_requirements(found[name], asked[name]))
     return found
 
 
