@@ -25,9 +25,12 @@ def last_line(argv):
 kernel = importlib.util.find_spec("fused_layer_norm_cuda")
 libstdcxx = None
 if kernel and kernel.origin:
-    for line in subprocess.run(["ldd", kernel.origin], capture_output=True, text=True, check=False).stdout.splitlines():
-        if "libstdc++" in line and "=>" in line:
-            libstdcxx = line.split("=>", 1)[1].split("(")[0].strip()
+    # The libstdc++ this process maps once torch and the kernel are loaded: the one the kernel runs with.
+    import torch  # noqa: F401  pylint: disable=unused-import
+    importlib.import_module("fused_layer_norm_cuda")
+    with open("/proc/self/maps") as maps:
+        mapped = sorted({line.split()[-1] for line in maps if "libstdc++" in line and line.split()[-1].startswith("/")})
+    libstdcxx = mapped[0] if mapped else None
 glibcxx = []
 if libstdcxx:
     with open(os.path.realpath(libstdcxx), "rb") as handle:

@@ -35,16 +35,16 @@ def start(folder, versions, with_python=True):
     return serve(folder, www)
 
 
-def serve(folder, www):
+def serve(folder, www, port=0):
     """Serve ``www`` (channels and installers laid out by ``start``, or carried there already built:
-    tests/gpu/make-gpu-carry) on loopback; write and return the state."""
+    tests/gpu/make-gpu-carry) on loopback, at ``port`` (0: a free one); write and return the state."""
     os.makedirs(folder, exist_ok=True)
     installers = {}
     for path in sorted(glob.glob(os.path.join(www, "Miniconda3-standin-*-Linux-x86_64.sh"))):
         version = os.path.basename(path)[len("Miniconda3-standin-"):-len("-Linux-x86_64.sh")]
         installers[version] = {"path": path, "sha256": installer.sha256_of(path), "filename": os.path.basename(path)}
     log = open(os.path.join(folder, "mirror.log"), "a")  # pylint: disable=consider-using-with
-    proc = subprocess.Popen([sys.executable, "-m", "conda_testbed.mirror", "--root", www, "--log",
+    proc = subprocess.Popen([sys.executable, "-m", "conda_testbed.mirror", "--root", www, "--port", str(port), "--log",
                              os.path.join(folder, "requests.log")], stdout=subprocess.PIPE, stderr=log,
                             stdin=subprocess.DEVNULL, text=True, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             start_new_session=True)
@@ -85,6 +85,7 @@ def main(argv=None):
     parser.add_argument("--installer-version", action="append", help="repeatable; default 26.7.1-0")
     parser.add_argument("--no-python", action="store_true", help="leave the python package out of the channels")
     parser.add_argument("--www", help="serve this folder, already laid out, instead of building one in DIR/www")
+    parser.add_argument("--port", type=int, default=0, help="with --www: the port (default: a free one)")
     args = parser.parse_args(argv)
     folder = os.path.abspath(args.dir)
     if args.action == "stop":
@@ -92,7 +93,7 @@ def main(argv=None):
         return 0
     stop(folder)
     if args.www:
-        print(json.dumps(serve(folder, os.path.abspath(args.www))))
+        print(json.dumps(serve(folder, os.path.abspath(args.www), args.port)))
     else:
         print(json.dumps(start(folder, args.installer_version or ["26.7.1-0"], not args.no_python)))
     return 0
