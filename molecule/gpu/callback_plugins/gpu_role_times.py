@@ -78,7 +78,8 @@ class CallbackModule(CallbackBase):
     def v2_playbook_on_stats(self, stats):
         self._close()
         folder, step = os.environ.get("GPU_RESULTS_DIR"), os.environ.get("GPU_STEP")
-        if not folder or not step:
+        # A step's create/destroy playbooks run no task: they keep the step's converge record.
+        if not folder or not step or not self._parts:
             return
         parts = [dict(part, seconds=round(part["seconds"], 1)) for part in self._parts.values()]
         with open(os.path.join(folder, "roles-%s.json" % step), "w") as handle:
