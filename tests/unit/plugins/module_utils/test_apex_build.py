@@ -343,27 +343,30 @@ def _h200_marker(**changes):
     return marker
 
 
+H200_KEY = _h200_marker()["key"]
+
+
 def test_a_valid_marker_is_the_entry():
     marker = _h200_marker()
-    assert apex_build.cache_entry(json.dumps(marker), "79b24261b5d46ff4403a5df9") == {"entry": marker, "problem": None}
+    assert apex_build.cache_entry(json.dumps(marker), H200_KEY) == {"entry": marker, "problem": None}
 
 
 @pytest.mark.parametrize("text", ["", "  \n", None])
 def test_no_marker_is_no_entry_and_no_problem(text):
-    assert apex_build.cache_entry(text, "79b24261b5d46ff4403a5df9") == {"entry": None, "problem": None}
+    assert apex_build.cache_entry(text, H200_KEY) == {"entry": None, "problem": None}
 
 
 @pytest.mark.parametrize("text, problem", [
     ("<html>404 Not Found</html>", "not JSON"),
     (json.dumps(["apex"]), "not a JSON object"),
-    (json.dumps(_h200_marker(key="0" * 24)), "for key '000000000000000000000000', not 79b24261b5d46ff4403a5df9"),
+    (json.dumps(_h200_marker(key="0" * 24)), "for key '000000000000000000000000', not " + H200_KEY),
     (json.dumps(_h200_marker(wheel="../../etc/cron.d/apex-1.whl")), "is not an apex-*.whl file name"),
     (json.dumps(_h200_marker(wheel="torch-2.11.0-cp312-cp312-linux_x86_64.whl")), "is not an apex-*.whl file name"),
     (json.dumps(_h200_marker(wheel_sha256="AB" * 32)), "is not 64 hex digits"),
     (json.dumps(_h200_marker(required_modules=[])), "no required_modules"),
 ])
 def test_a_bad_marker_is_a_problem_not_an_entry(text, problem):
-    result = apex_build.cache_entry(text, "79b24261b5d46ff4403a5df9")
+    result = apex_build.cache_entry(text, H200_KEY)
     assert result["entry"] is None and problem in result["problem"]
 
 
