@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Wheel indexes for the GPU scenario on a host without network (tests/gpu/run-gpu-scenario).
 
 ``repack``: run by a Python environment's own interpreter, writes each named distribution installed

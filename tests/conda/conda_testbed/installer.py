@@ -163,10 +163,13 @@ __ARCHIVE_BELOW__
 """
 
 
+def _skip_caches(info):
+    return None if "__pycache__" in info.name else info
+
+
 def _payload(site_packages):
     """The gzip tar of the stand-in package and its dependencies (py-rattler, PyYAML)."""
     buffer = io.BytesIO()
-    skip_caches = lambda info: None if "__pycache__" in info.name else info  # noqa: E731
     with tempfile.TemporaryDirectory(prefix="conda-testbed-payload-") as work, \
             tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as archive:
         for pattern in PAYLOAD_PACKAGES:
@@ -181,8 +184,8 @@ def _payload(site_packages):
                 libraries = glob.glob(os.path.join(staged, "**", "*.so"), recursive=True)
                 if libraries:
                     subprocess.run(["strip", "--strip-unneeded"] + libraries, check=True)
-                archive.add(staged, arcname=os.path.basename(path), filter=skip_caches)
-        archive.add(HERE, arcname="conda_testbed", filter=skip_caches)
+                archive.add(staged, arcname=os.path.basename(path), filter=_skip_caches)
+        archive.add(HERE, arcname="conda_testbed", filter=_skip_caches)
     return buffer.getvalue()
 
 
