@@ -251,6 +251,12 @@ def _group(events, catalogue):
     return sorted(groups.values(), key=lambda g: (g['device'], g['kind'], g['code']))
 
 
+def _escalation_reason(rule, model_name):
+    xids = '/'.join('Xid %d' % code for code in rule['xids'])
+    values = (rule['class'], xids, rule['count'], rule['at_least'], model_name, rule['why'], rule['basis'])
+    return '%s: %s x%d reaches %d for %s: %s (%s)' % values
+
+
 def _label(kind, code):
     return '%s %d' % ('SXid' if kind == 'sxid' else 'Xid', code)
 
@@ -280,9 +286,7 @@ def assess(kernel_log, gpus, catalogue, fail_class='REBOOT', dcgm=None):
             'GPU %s %s (%s)' % (gpu.get('index'), gpu.get('name'), key) if gpu else 'GPU %s (not in the GPU list)' % key)
         reasons = ['%s x%d: %s (%s)' % (_label(g['kind'], g['code']), g['count'], g['class'], g['why'] or g['name'])
                    for g in mine]
-        reasons += ['%s: %s x%d reaches %d for %s: %s (%s)' % (rule['class'], '/'.join('Xid %d' % x for x in rule['xids']),
-                                                              rule['count'], rule['at_least'], model['name'], rule['why'],
-                                                              rule['basis']) for rule in escalations]
+        reasons += [_escalation_reason(rule, model['name']) for rule in escalations]
         devices.append({'device': key, 'kind': kind, 'label': label, 'gpu_index': gpu.get('index'),
                         'gpu_name': gpu.get('name'), 'model': model['name'], 'class': found, 'counts': counts,
                         'escalations': escalations, 'message': '%s: %s: %s' % (label, found, '; '.join(reasons))})

@@ -27,8 +27,8 @@ author: aistack.gpu_node contributors (@aistack)
 options:
   catalogue:
     description:
-      - The health catalogue, C(roles/gpu_validate/vars/health_catalogue.yml) (classes and actions, Xid and SXid
-        entries with their sources, per-model escalations, DCGM severities).
+      - The health catalogue, C(__gpu_validate_health_catalogue) of C(roles/gpu_validate/vars/health_catalogue.yml)
+        (classes and actions, Xid and SXid entries with their sources, per-model escalations, DCGM severities).
     type: dict
     required: true
   gpus:
@@ -64,20 +64,19 @@ notes:
 '''
 
 EXAMPLES = r'''
-- name: Load the health catalogue
+- name: Load the health catalogue (in the gpu_validate role)
   ansible.builtin.include_vars:
     file: health_catalogue.yml
-    name: catalogue
 
 - name: Scan the kernel log since boot
   aistack.gpu_node.gpu_health:
-    catalogue: "{{ catalogue }}"
+    catalogue: "{{ __gpu_validate_health_catalogue }}"
     gpus: "{{ ansible_facts.aistack_gpu.gpus }}"
   register: health
 
 - name: The same with DCGM's medium diagnostic, and only ISOLATE failing
   aistack.gpu_node.gpu_health:
-    catalogue: "{{ catalogue }}"
+    catalogue: "{{ __gpu_validate_health_catalogue }}"
     gpus: "{{ ansible_facts.aistack_gpu.gpus }}"
     dcgm_diag_level: 2
     fail_class: ISOLATE
@@ -90,7 +89,9 @@ problems:
   returned: always
   type: list
   elements: str
-  sample: ["gpu_validate_dcgm_diag_level is 2 but dcgmi is not installed on the node: install DCGM (datacenter-gpu-manager) or set gpu_validate_dcgm_diag_level: 0"]
+  sample:
+    - "gpu_validate_dcgm_diag_level is 2 but dcgmi is not installed on the node: install DCGM (datacenter-gpu-manager)
+      or set gpu_validate_dcgm_diag_level: 0"
 health:
   description: The verdict.
   returned: when O(scan) is true

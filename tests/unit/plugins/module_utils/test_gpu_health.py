@@ -16,7 +16,7 @@ CATALOGUE_FILE = os.path.join(REPO_ROOT, "roles", "gpu_validate", "vars", "healt
 @pytest.fixture(scope="module")
 def catalogue():
     with open(CATALOGUE_FILE) as handle:
-        return yaml.safe_load(handle)
+        return yaml.safe_load(handle)["__gpu_validate_health_catalogue"]
 
 
 def journal(name):

@@ -10,7 +10,7 @@ from ansible_collections.aistack.gpu_node.plugins.modules import gpu_health
 from conftest import REPO_ROOT, read_public, run_module
 
 with open(os.path.join(REPO_ROOT, "roles", "gpu_validate", "vars", "health_catalogue.yml")) as _handle:
-    CATALOGUE = yaml.safe_load(_handle)
+    CATALOGUE = yaml.safe_load(_handle)["__gpu_validate_health_catalogue"]
 H200 = [{"index": 0, "name": "NVIDIA H200", "pci_bus_id": "0000:00:06.0"}]
 
 
