@@ -236,16 +236,13 @@ def _group(events, catalogue):
     groups = {}
     for event in events:
         key = (event['device'], event['kind'], event['code'])
-        if key not in groups:
-            found, why, source, name = classify_event(event, catalogue)
-            groups[key] = {'device': event['device'], 'kind': event['kind'], 'code': event['code'], 'name': name,
-                           'class': found, 'why': why, 'source': source, 'count': 0,
-                           'first_line': event['line'], 'last_line': event['line']}
-        group = groups[key]
+        found, why, source, name = classify_event(event, catalogue)
+        group = groups.setdefault(key, {'device': event['device'], 'kind': event['kind'], 'code': event['code'],
+                                        'name': name, 'class': found, 'why': why, 'source': source, 'count': 0,
+                                        'first_line': event['line']})
         group['count'] += 1
         group['last_line'] = event['line']
         # Xid 154 and NVLink lines differ per occurrence: the group keeps the worst.
-        found, why, _source, _name = classify_event(event, catalogue)
         if rank(found) > rank(group['class']):
             group['class'], group['why'] = found, why
     return sorted(groups.values(), key=lambda g: (g['device'], g['kind'], g['code']))

@@ -321,3 +321,12 @@ def test_journal_has_entries():
     assert not gpu_health.journal_has_entries("-- No entries --\n")
     assert not gpu_health.journal_has_entries("")
     assert gpu_health.journal_has_entries(read_public("kernel-log-xid79-journal.txt"))
+
+
+def test_a_group_of_one_code_keeps_its_worst_occurrence(catalogue):
+    """Xid 154 lines of one GPU naming different actions (event details constructed from NVML's action names)."""
+    events = [{"kind": "xid", "code": 154, "device": "0000:01:00", "line": "first", "detail": "(GPU Reset Required)"},
+              {"kind": "xid", "code": 154, "device": "0000:01:00", "line": "second", "detail": "(Node Reboot Required)"},
+              {"kind": "xid", "code": 154, "device": "0000:01:00", "line": "third", "detail": "(None)"}]
+    group, = gpu_health._group(events, catalogue)  # pylint: disable=protected-access
+    assert (group["class"], group["count"], group["first_line"], group["last_line"]) == ("REBOOT", 3, "first", "third")
