@@ -120,6 +120,18 @@ def test_the_manifest_records_the_env(host):
     assert manifest["validation"] == {"status": "skipped", "reason": "no GPU"}
 
 
+def test_the_health_verdict_is_published_even_without_a_gpu():
+    """The kernel log is scanned on every node: a podman node reads its host's ring buffer through dmesg
+    (journald holds no kernel messages there), or cannot, and says so: UNKNOWN, never a silent OK."""
+    health = published()["gpu_validate_result"]["health"]
+    assert health["kernel_log"]["source"] in ("journalctl", "dmesg", "none")
+    if health["kernel_log"]["source"] == "none":
+        assert health["verdict"] == "UNKNOWN" and health["kernel_log"]["reason"]
+    else:
+        assert health["verdict"] == "OK" and health["devices"] == []
+    assert health["fails"] is False and health["dcgm"] == {"level": 0, "status": "off"}
+
+
 def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, tmp_path):
     before = snapshot(host, "before-drift")
     proc, report = drift(tmp_path, "after-converge")
