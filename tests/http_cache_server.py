@@ -6,8 +6,12 @@ file is written to a temporary name and renamed, so a reader never sees half of 
 is appended to ``--log FILE`` as ``METHOD PATH STATUS``. Standard library only: it runs on a
 fresh test node or the GPU host with any python3.
 
-CLI: ``python3 http_cache_server.py --root DIR [--host 127.0.0.1] [--port 8765] [--user u:p] [--log F]``
-prints ``http://HOST:PORT`` once listening, then serves until killed.
+With ``--pause-file FILE`` (a hook for kill points), a wheel upload that arrives while FILE exists
+is held before its body is read: the pid of the uploading process on this host goes to
+``FILE.reached`` and the request waits while FILE exists.
+
+CLI: ``python3 http_cache_server.py --root DIR [--host 127.0.0.1] [--port 8765] [--user u:p] [--log F]
+[--pause-file F]`` prints ``http://HOST:PORT`` once listening, then serves until killed.
 """
 
 import argparse
@@ -17,11 +21,31 @@ import http.server
 import os
 import sys
 import tempfile
+import time
+
+
+def socket_owner(port):
+    """The pid of the process on this host whose TCP socket has local port ``port`` (a client's)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        if os.path.exists(table):
+            with open(table) as handle:
+                inodes.update(fields[9] for fields in (line.split() for line in list(handle)[1:])
+                              if int(fields[1].rsplit(":", 1)[1], 16) == port)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            links = [os.readlink("/proc/%s/fd/%s" % (pid, fd)) for fd in os.listdir("/proc/%s/fd" % pid)]
+        except OSError:
+            continue
+        if int(pid) != os.getpid() and any(link[len("socket:["):-1] in inodes for link in links if link.startswith("socket:[")):
+            return int(pid)
+    return None
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     credentials = None
     log_path = None
+    pause_file = None
 
     def log_message(self, format, *args):  # pylint: disable=redefined-builtin
         pass  # quiet; requests go to log_path
@@ -34,6 +58,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def send_response(self, code, message=None):
         self._record(code)
         super().send_response(code, message)
+
+    def _pause_if_asked(self):
+        if not (self.pause_file and self.path.endswith(".whl") and os.path.exists(self.pause_file)):
+            return
+        with open(self.pause_file + ".reached", "w") as reached:
+            reached.write('{"pid": %d, "where": "PUT %s"}' % (socket_owner(self.client_address[1]) or -1, self.path))
+        while os.path.exists(self.pause_file):
+            time.sleep(0.1)
 
     def _authorized(self):
         if self.credentials is None:
@@ -52,6 +84,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.endswith("/") or not target.startswith(os.path.abspath(self.directory) + os.sep):
             self.send_error(400, "PUT needs a file path inside the cache")
             return
+        self._pause_if_asked()
         length = int(self.headers.get("Content-Length", "0"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         handle, partial = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".upload-")
@@ -82,10 +115,12 @@ def main(argv=None):
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--user", help="NAME:PASSWORD that uploads must present")
     parser.add_argument("--log")
+    parser.add_argument("--pause-file")
     args = parser.parse_args(argv)
     os.makedirs(args.root, exist_ok=True)
     Handler.credentials = args.user
     Handler.log_path = args.log
+    Handler.pause_file = args.pause_file
     server = http.server.ThreadingHTTPServer(
         (args.host, args.port), functools.partial(Handler, directory=os.path.abspath(args.root)))
     print("http://%s:%d" % server.server_address[:2], flush=True)

@@ -1,8 +1,10 @@
 """Stand-in APEX setup.py (see README.md): the flag handling the apex_build role relies on."""
 
+import json
 import os
 import subprocess
 import sys
+import time
 
 import torch
 from setuptools import find_packages, setup
@@ -62,11 +64,27 @@ if has_flag("--demo_contrib", "APEX_DEMO_CONTRIB"):
 parallel = os.environ.get("APEX_PARALLEL_BUILD")
 
 
+def pause_if_asked():
+    """Test hook for kill points: with APEX_STUB_PAUSE_FILE naming a file that exists, say where the
+    build is (<file>.reached: this process's pid) and wait, mid-compile, while the file exists."""
+    pause = os.environ.get("APEX_STUB_PAUSE_FILE")
+    if not pause or not os.path.exists(pause):
+        return
+    with open(pause + ".reached", "w") as reached:
+        json.dump({"pid": os.getpid(), "where": "build_ext"}, reached)
+    while os.path.exists(pause):
+        time.sleep(0.1)
+
+
 class ParallelBuildExtension(BuildExtension):
     def finalize_options(self):
         if parallel:
             self.parallel = int(parallel)
         super().finalize_options()
+
+    def build_extensions(self):
+        pause_if_asked()
+        super().build_extensions()
 
 
 setup(

@@ -1,0 +1,58 @@
+"""The URL cache test double's pause hook (kill points, issue 18): a wheel upload that arrives while
+the pause file exists is held before its body is read, and the uploading process is named in
+<file>.reached, so a kill point can SIGKILL that client mid-publish; nothing is written then."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+SERVER = os.path.join(os.path.dirname(__file__), "..", "http_cache_server.py")
+CLIENT = """
+import base64, sys, urllib.request
+request = urllib.request.Request(sys.argv[1], data=b"x" * 1000, method="PUT",
+                                 headers={"Authorization": "Basic " + base64.b64encode(b"u:p").decode()})
+print(urllib.request.urlopen(request).status)
+"""
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(predicate, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def test_upload_held_at_the_pause_names_its_client_and_writes_nothing_when_killed(tmp_path):
+    port, root, pause = free_port(), tmp_path / "root", tmp_path / "pause"
+    server = subprocess.Popen([sys.executable, SERVER, "--root", str(root), "--port", str(port), "--user", "u:p",
+                               "--pause-file", str(pause)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == "http://127.0.0.1:%d" % port
+        url = "http://127.0.0.1:%d/apex/key/apex-0.1-py3-none-any.whl" % port
+        pause.touch()
+        client = subprocess.Popen([sys.executable, "-c", CLIENT, url], stdout=subprocess.PIPE, text=True)
+        wait_for(lambda: os.path.exists(str(pause) + ".reached"), "the upload never reached the pause")
+        reached = json.loads((tmp_path / "pause.reached").read_text())
+        assert reached["pid"] == client.pid and reached["where"] == "PUT /apex/key/apex-0.1-py3-none-any.whl"
+        os.kill(client.pid, signal.SIGKILL)
+        client.wait(timeout=10)
+        pause.unlink()
+        # The held request ends short; a new upload, without the pause, goes through.
+        wait_for(lambda: not any(path.is_file() for path in root.rglob("*")), "a killed upload left a file")
+        again = subprocess.run([sys.executable, "-c", CLIENT, url], capture_output=True, text=True, timeout=30, check=True)
+        assert again.stdout.strip() == "201"
+        assert (root / "apex" / "key" / "apex-0.1-py3-none-any.whl").read_bytes() == b"x" * 1000
+        assert not [path.name for path in (root / "apex" / "key").iterdir() if path.name.startswith(".upload-")]
+    finally:
+        server.kill()
+        server.wait(timeout=10)
