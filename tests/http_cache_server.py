@@ -62,8 +62,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def _pause_if_asked(self):
         if not (self.pause_file and self.path.endswith(".whl") and os.path.exists(self.pause_file)):
             return
-        with open(self.pause_file + ".reached", "w") as reached:
+        # Written aside and renamed: a kill point that sees <file>.reached reads it whole.
+        with open(self.pause_file + ".reached.tmp", "w") as reached:
             reached.write('{"pid": %d, "where": "PUT %s"}' % (socket_owner(self.client_address[1]) or -1, self.path))
+        os.replace(self.pause_file + ".reached.tmp", self.pause_file + ".reached")
         while os.path.exists(self.pause_file):
             time.sleep(0.1)
 
