@@ -70,8 +70,9 @@ def pause_if_asked():
     pause = os.environ.get("APEX_STUB_PAUSE_FILE")
     if not pause or not os.path.exists(pause):
         return
-    with open(pause + ".reached", "w") as reached:
+    with open(pause + ".reached.tmp", "w") as reached:  # renamed whole: its reader never sees half of it
         json.dump({"pid": os.getpid(), "where": "build_ext"}, reached)
+    os.replace(pause + ".reached.tmp", pause + ".reached")
     while os.path.exists(pause):
         time.sleep(0.1)
 
