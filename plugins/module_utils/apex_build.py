@@ -21,7 +21,7 @@ CORE_FLAGS = ("--cpp_ext", "--cuda_ext")
 DEFAULT_MIB_PER_JOB = 3686
 # apex.amp, apex.parallel and apex.RNN were removed after this tag (upstream PR #1896, May 2025).
 LAST_TAG_WITH_LEGACY_APIS = "25.05"
-CACHE_KEY_FIELDS = ("apex_source", "torch_version", "torch_cuda", "nvcc_version", "python_tag",
+CACHE_KEY_FIELDS = ("apex_source", "torch_version", "torch_cuda", "torch_cuda_version", "python_tag",
                     "platform", "arch_list", "flags")
 
 _ENV_TO_FLAG_BLOCK = re.compile(r"^ENV_TO_FLAG\s*=\s*\{(.*?)^\}", re.MULTILINE | re.DOTALL)

@@ -33,7 +33,7 @@ def test_plan_settings_and_key_chain_as_the_role_uses_them():
     plan = FILTERS["apex_build_plan"](_stub_setup(), cpp_ext=True, cuda_ext=False, contrib=["demo_contrib"])
     settings = FILTERS["apex_build_settings"](plan, 2, 20000, overrides={"max_jobs": 0})
     assert settings["env"] == {"APEX_CPP_EXT": "1", "APEX_DEMO_CONTRIB": "1", "MAX_JOBS": "2", "APEX_PARALLEL_BUILD": "1"}
-    inputs = {"apex_source": "0.1-stub", "torch_version": "2.13.0+cpu", "torch_cuda": None, "nvcc_version": None,
+    inputs = {"apex_source": "0.1-stub", "torch_version": "2.13.0+cpu", "torch_cuda": None, "torch_cuda_version": None,
               "python_tag": "cp311", "platform": "linux_x86_64", "arch_list": None, "flags": plan["flags"]}
     assert len(FILTERS["apex_cache_key"](inputs)) == 24
     assert FILTERS["apex_build_blockers"](plan, {"torch": {"present": True, "cuda": None}}) == []

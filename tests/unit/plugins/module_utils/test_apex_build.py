@@ -258,7 +258,7 @@ def test_arch_count(arch_list, count):
 # ---------------------------------------------------------------------------
 
 H200_INPUTS = {"apex_source": "6424da3b4faa6c8f062da4a48c424fff3f02d42d", "torch_version": "2.11.0+cu130", "torch_cuda": "13.0",
-               "nvcc_version": "13.0", "python_tag": "cp312", "platform": "linux_x86_64", "arch_list": "9.0",
+               "torch_cuda_version": "13.0", "python_tag": "cp312", "platform": "linux_x86_64", "arch_list": "9.0",
                "flags": ["--cpp_ext", "--cuda_ext"]}
 
 
@@ -270,7 +270,7 @@ def test_cache_key_is_stable_and_ignores_flag_order_and_extra_fields():
 
 
 @pytest.mark.parametrize("field, value", [("apex_source", "25.05"), ("torch_version", "2.11.1+cu130"), ("torch_cuda", "12.8"),
-                                          ("nvcc_version", "12.8"), ("python_tag", "cp311"), ("platform", "linux_aarch64"),
+                                          ("torch_cuda_version", "12.8"), ("python_tag", "cp311"), ("platform", "linux_aarch64"),
                                           ("arch_list", "9.0;10.0"), ("flags", ["--cpp_ext"])])
 def test_every_input_changes_the_key(field, value):
     assert apex_build.cache_key(dict(H200_INPUTS, **{field: value})) != apex_build.cache_key(H200_INPUTS)
