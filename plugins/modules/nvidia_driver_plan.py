@@ -97,6 +97,12 @@ options:
     description: The role's C(nvidia_driver_secure_boot_mok_enrolled).
     type: bool
     default: false
+  refuse_eol:
+    description:
+      - The role's C(nvidia_driver_refuse_eol). An end-of-life driver branch (planned or adopted, judged on the node's
+        date against NVIDIA's end-of-life table) is a warning naming its supported successor; with this, a problem.
+    type: bool
+    default: false
   decision:
     description: What O(stage=preflight) returned (registered). Required by O(stage=installed).
     type: dict
@@ -176,7 +182,9 @@ mode:
   type: str
   sample: install
 reason:
-  description: Why that mode, in one line; null when a problem stops the role.
+  description:
+    - Why that mode, in one line; null when a problem stops the role. A node left alone (no GPU) also hears the branch
+      it would get and that branch's lifecycle.
   returned: O(stage=preflight)
   type: str
   sample: no driver on the node
@@ -186,7 +194,9 @@ plan:
       C(branch), C(version) (exact pin or null), C(flavour) (open, proprietary), C(flavour_reason), C(build)
       (dkms, precompiled), C(dkms_module), C(packages), C(install_names) (with the version pin), C(version_package),
       C(pin_version), C(dnf_module), C(hold_pattern) (what the pin and the hold cover), C(headers), C(nvidia_repo),
-      C(signed_modules), C(warnings), C(problems).
+      C(signed_modules), C(lifecycle) (the branch's C(status) V(supported), V(end_of_life) or V(unknown), its
+      C(designation), C(eol) month and an end-of-life branch's C(successor)), C(warnings) (an end-of-life branch, shown
+      as task warnings too), C(problems).
   returned: O(stage=preflight)
   type: dict
   sample: {"family": "debian", "source": "distro", "branch": 535, "version": "535.309.01", "flavour": "proprietary",
@@ -270,7 +280,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver
 
 SETTINGS = ("mode", "source", "branch", "version", "flavour", "precompiled", "ubuntu_server", "min_version", "takeover",
-            "install_without_gpu")
+            "install_without_gpu", "refuse_eol")
 
 
 def read_text(path):
@@ -314,6 +324,8 @@ def preflight(module, boot_id):
     kernels = installed_kernels()
     os_facts = dict((key, params[key]) for key in ("distribution", "distribution_version", "architecture"))
     decision = nvidia_driver.decide(dict((key, params[key]) for key in SETTINGS), params["gpu"], os_facts, record, owners, kernels)
+    for warning in decision.pop("warnings"):
+        module.warn(warning)
     secure_boot = None
     if decision.pop("secure_boot_check"):
         secure_boot = read_secure_boot(module)
@@ -372,6 +384,7 @@ def main():
             takeover=dict(type="bool", default=False),
             install_without_gpu=dict(type="bool", default=False),
             secure_boot_mok_enrolled=dict(type="bool", default=False),
+            refuse_eol=dict(type="bool", default=False),
             decision=dict(type="dict"),
             packages_changed=dict(type="bool", default=False),
             packages_skipped=dict(type="bool", default=False),

@@ -72,7 +72,7 @@ def test_an_image_build_plans_debians_driver_and_reads_secure_boot_from_efi(node
     (node.root / "modules" / "6.1.0-41-amd64" / "modules.order").write_text(u"")
     (node.root / "modules" / "headers-only").mkdir()
     (node.root / "SecureBoot").write_bytes(b"\x06\x00\x00\x00\x00")
-    code, result = preflight(node, capsys, install_without_gpu=True, version="535.309.01")
+    code, result = preflight(node, capsys, install_without_gpu=True, source="distro", version="535.309.01")
     assert code == 0 and result["problems"] == []
     assert result["mode"] == "install" and result["reason"] == "no driver on the node"
     plan = result["plan"]
@@ -126,7 +126,7 @@ def installed(node, capsys, decision, **settings):
 
 
 def container_decision(node, capsys):
-    code, result = preflight(node, capsys, install_without_gpu=True, version="535.309.01")
+    code, result = preflight(node, capsys, install_without_gpu=True, source="distro", version="535.309.01")
     assert code == 0
     return result
 
