@@ -47,6 +47,11 @@ FM_PACKAGES = {
     ("dnf", "nvidia"): {"fabricmanager": "nvidia-fabric-manager", "nscq": "libnvidia-nscq", "status": "unconfirmed"},
 }
 FM_SERVICE = "nvidia-fabricmanager"
+# Where the node lists its PCI devices; a module constant so the tests can point it at a fake tree.
+PCI_DEVICES = "/sys/bus/pci/devices"
+# The read-only query of the installed Fabric Manager's version, by package manager.
+FM_VERSION_QUERY = {"apt": ["dpkg-query", "-W", "-f", "${Package} ${Status} ${Version}\n", "nvidia-fabricmanager*"],
+                    "dnf": ["rpm", "-q", "--qf", "%{NAME} install ok installed %{VERSION}\n", "nvidia-fabric-manager"]}
 NO_NVSWITCH = "no NVSwitch on the PCI bus (no NVIDIA device of bridge class 0x0680): Fabric Manager is not needed"
 
 # lspci -n:  "05:00.0 0680: 10de:22a3 (rev a1)"
@@ -137,6 +142,24 @@ def fabric_manager_plan(package_manager, source, branch, version, switches):
     pin = "=%s*" if package_manager == "apt" else "-%s"
     result.update(packages=packages, install_names=[name + pin % version for name in packages])
     return result
+
+
+def parse_installed_version(text):
+    """The version of the installed Fabric Manager from ``FM_VERSION_QUERY`` output, None when none is installed."""
+    for line in (text or "").splitlines():
+        match = re.match(r"^nvidia-fabric-?manager\S*\s+install ok installed\s+(?:\d+:)?(\d+(?:\.\d+)+)", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def adopt_check(driver_version, switches, fabric_manager_version):
+    """Adopt mode's Fabric Manager check: ``{"report", "problems"}``; the report says "no NVSwitch"
+    on a node without one."""
+    report = {"needed": bool(switches), "switches": len(switches), "version": fabric_manager_version,
+              "reason": NO_NVSWITCH if not switches else "%d NVSwitch(es) on the PCI bus: Fabric Manager must run at the "
+              "driver's exact version" % len(switches)}
+    return {"report": report, "problems": version_problems(driver_version, fabric_manager_version) if switches else []}
 
 
 def version_problems(driver_version, fabric_manager_version):

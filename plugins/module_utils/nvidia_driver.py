@@ -31,6 +31,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks impor
     gpu_generation,
     lifecycle_text,
 )
+from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
     DRIVER_BRANCHES,
     KERNEL_MODULE_FLAVOR,
@@ -461,7 +462,7 @@ def secure_boot_problems(state, build, mok_enrolled):
             "installs Canonical's signed linux-modules-nvidia-*)." % build]
 
 
-def decide(settings, gpu, os_facts, record, owners, kernels, today=None):
+def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switches=(), fabric_manager_version=None):
     """The decision before any change: what the role does with this node and how.
 
     ``settings``: the role's variables without their ``nvidia_driver_`` prefix (mode, source,
@@ -469,7 +470,9 @@ def decide(settings, gpu, os_facts, record, owners, kernels, today=None):
     install_without_gpu, refuse_eol); ``gpu``: ``ansible_facts.aistack_gpu``; ``os_facts``: distribution,
     distribution_version, architecture of ``ansible_facts``; ``record``: the role's install record
     or None; ``owners``: packages owning the driver's files; ``kernels``: installed kernels;
-    ``today``: the date branch lifecycles are judged on (default: the current date).
+    ``today``: the date branch lifecycles are judged on (default: the current date);
+    ``switches``: the NVSwitches on the PCI bus (``fabric_manager.nvswitches()``);
+    ``fabric_manager_version``: the installed Fabric Manager's version (adopt mode checks it).
     Returns ``mode``, ``reason`` (for a node left alone, with the branch it would get),
     ``plan`` (install), ``adopt`` (the adopt report), ``warnings`` (an end-of-life branch
     first), ``problems`` (the first failing step's, each naming its variable and the way out)
@@ -485,7 +488,9 @@ def decide(settings, gpu, os_facts, record, owners, kernels, today=None):
     if mode["mode"] == "adopt":
         adopted = adopt_report(gpu, branch=settings["branch"], min_version=settings["min_version"],
                                flavour=settings["flavour"], owners=owners, refuse_eol=refuse_eol, today=today)
-        decision.update(adopt=adopted["report"], warnings=adopted["warnings"], problems=adopted["problems"])
+        fabric = fabric_manager.adopt_check((gpu or {}).get("driver", {}).get("version"), list(switches), fabric_manager_version)
+        adopted["report"]["fabric_manager"] = fabric["report"]
+        decision.update(adopt=adopted["report"], warnings=adopted["warnings"], problems=adopted["problems"] + fabric["problems"])
         return decision
     plan = plan_install(os_facts.get("distribution"), os_facts.get("distribution_version"), os_facts.get("architecture"),
                         source=settings["source"], branch=settings["branch"], version=settings["version"],
@@ -497,9 +502,23 @@ def decide(settings, gpu, os_facts, record, owners, kernels, today=None):
         words = would_install(plan)
         decision["reason"] += "; %s" % words if words else ""
         return decision
+    if not plan["problems"]:
+        _add_fabric_manager(plan, switches)
     decision.update(plan=plan, warnings=plan.get("warnings", []), problems=plan["problems"],
                     secure_boot_check=not plan["problems"] and not plan["signed_modules"])
     return decision
+
+
+def _add_fabric_manager(plan, switches):
+    """Fabric Manager joins the plan's packages at the driver's exact version where NVSwitches need
+    it; the pin and the hold cover it with the driver (its names match ``hold_pattern``)."""
+    fabric = fabric_manager.fabric_manager_plan(plan["package_manager"], plan["source"], plan["branch"], plan["version"],
+                                                list(switches))
+    plan["fabric_manager"] = dict((key, fabric[key]) for key in ("needed", "reason", "switches", "packages", "service"))
+    plan["packages"] = plan["packages"] + fabric["packages"]
+    plan["install_names"] = plan["install_names"] + fabric["install_names"]
+    plan["warnings"] = plan["warnings"] + fabric["warnings"]
+    plan["problems"] = fabric["problems"]
 
 
 # The command that lists what is held, by package manager, and the package name in each of its lines:
