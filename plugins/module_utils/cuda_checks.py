@@ -13,6 +13,7 @@ status ``unconfirmed`` reports a warning at most, never an error.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
@@ -525,6 +526,68 @@ def _check_driver_branch(facts):
     return findings
 
 
+def _eol_end(eol):
+    """The first day a branch is out of support: the table's ``eol`` month ("2026-06") is the
+    last month NVIDIA supports it."""
+    year, month = (int(part) for part in eol.split("-")[:2])
+    return datetime.date(year + month // 12, month % 12 + 1, 1)
+
+
+def _lifecycle_status(entry, today):
+    if not entry.get("eol"):
+        return "unknown"
+    return "end_of_life" if today >= _eol_end(entry["eol"]) else "supported"
+
+
+def branch_lifecycle(branch, today=None):
+    """The lifecycle of driver branch ``branch`` (an int, 580) on ``today`` (a ``datetime.date``,
+    default the current date), from the tables' end-of-life months.
+
+    Returns ``branch`` ("R580"), ``designation`` (LTSB, Production Branch, New Feature Branch or
+    None), ``eol`` (the last supported month or None), ``status`` (supported, end_of_life, or
+    unknown when the tables hold no end of life), ``successor`` (for an end-of-life branch: the
+    oldest newer branch still supported, as ``{branch, designation, eol}``, or None) and ``source``.
+    """
+    today = today or datetime.date.today()
+    entry = DRIVER_BRANCHES.get("R%d" % branch) or {}
+    lifecycle = {"branch": "R%d" % branch, "designation": entry.get("designation"), "eol": entry.get("eol"),
+                 "status": _lifecycle_status(entry, today), "successor": None, "source": DRIVER_BRANCHES["source"]}
+    if lifecycle["status"] == "end_of_life":
+        newer = sorted(int(key[1:]) for key in DRIVER_BRANCHES if re.match(r"^R\d+$", key) and int(key[1:]) > branch
+                       and _lifecycle_status(DRIVER_BRANCHES[key], today) == "supported")
+        if newer:
+            successor = DRIVER_BRANCHES["R%d" % newer[0]]
+            lifecycle["successor"] = {"branch": "R%d" % newer[0], "designation": successor.get("designation"),
+                                      "eol": successor.get("eol")}
+    return lifecycle
+
+
+def lifecycle_text(lifecycle):
+    """One line: ``R580 (LTSB): supported until 2028-06`` or ``R535 (LTSB): end of life since
+    2026-06; supported successor R580 (LTSB, until 2028-06)``."""
+    name = "%s (%s)" % (lifecycle["branch"], lifecycle["designation"]) if lifecycle["designation"] else lifecycle["branch"]
+    if lifecycle["status"] == "supported":
+        return "%s: supported until %s" % (name, lifecycle["eol"])
+    if lifecycle["status"] == "unknown":
+        return "%s: lifecycle unknown (the driver tables hold no end of life for it)" % name
+    successor = lifecycle["successor"]
+    return "%s: end of life since %s; %s" % (name, lifecycle["eol"], "supported successor %s (%s, until %s)" % (
+        successor["branch"], successor["designation"], successor["eol"]) if successor else "no newer supported branch in the tables")
+
+
+def _check_driver_lifecycle(facts, today=None):
+    driver = (facts.get("driver") or {}).get("version")
+    if not driver:
+        return []
+    lifecycle = branch_lifecycle(version_tuple(driver)[0], today)
+    if lifecycle["status"] != "end_of_life":
+        return []
+    successor = lifecycle["successor"]
+    return [finding("driver.branch_end_of_life", "warning",
+                    "Driver %s is on branch %s" % (driver, lifecycle_text(lifecycle)),
+                    "Move to the %s branch." % successor["branch"] if successor else None)]
+
+
 def _check_flavour(facts):
     driver = facts.get("driver") or {}
     flavour = driver.get("kernel_module_flavour")
@@ -562,11 +625,12 @@ def driver_policy_findings(driver_version, flavour, gpus):
     return _check_driver_branch(facts) + _check_flavour(facts)
 
 
-def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=None):
+def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=None, today=None):
     """Run every rule. Returns ``{"findings": [...], "verdict": "ok"|"warning"|"error"}``.
 
     ``facts``: ``aistack_gpu``; ``probe``: ``toolchain_probe.collect_python()`` output; ``nvcc``:
-    ``toolchain_probe.collect_nvcc()`` output; ``forward_compat``: ``toolchain_probe.find_forward_compat()``.
+    ``toolchain_probe.collect_nvcc()`` output; ``forward_compat``: ``toolchain_probe.find_forward_compat()``;
+    ``today``: the date the driver branch's lifecycle is judged on (default: the current date).
     """
     torch_info = (probe or {}).get("torch") or {}
     nvcc = nvcc or {}
@@ -578,4 +642,5 @@ def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=N
     findings += _check_toolkit_targets(facts, nvcc)
     findings += _check_driver_branch(facts)
     findings += _check_flavour(facts)
+    findings += _check_driver_lifecycle(facts, today)
     return {"findings": findings, "verdict": verdict_of(findings)}

@@ -26,9 +26,12 @@ __metaclass__ = type
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+    branch_lifecycle,
     driver_policy_findings,
     gpu_generation,
+    lifecycle_text,
 )
+from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
     DRIVER_BRANCHES,
     KERNEL_MODULE_FLAVOR,
@@ -36,16 +39,20 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables impor
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 SOURCES = ("auto", "distro", "nvidia")
+SOURCE_WORDS = {"distro": "the distribution archive", "nvidia": "the NVIDIA CUDA repository"}
 FLAVOURS = ("auto", "open", "proprietary")
 MODES = ("auto", "install", "adopt")
 
 # Operating systems and what they offer: the default source, NVIDIA's repository folder
 # (https://developer.download.nvidia.com/compute/cuda/repos/<folder>/<arch>/), and for Debian
-# the one driver branch its archive carries (bookworm non-free: 535.x).
+# the one driver branch its archive carries (bookworm non-free: 535.x). Every default source
+# gives DEFAULT_BRANCH, a supported one: Ubuntu's archive and NVIDIA's repository carry R580;
+# Debian 12's archive carries only R535, at end of life since 2026-06, so Debian defaults to
+# NVIDIA's repository (its archive stays available as nvidia_driver_source: distro).
 PLATFORMS = {
     ("Ubuntu", "22.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2204"},
     ("Ubuntu", "24.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2404"},
-    ("Debian", "12"): {"family": "debian", "default_source": "distro", "nvidia_repo": "debian12", "archive_branch": 535},
+    ("Debian", "12"): {"family": "debian", "default_source": "nvidia", "nvidia_repo": "debian12", "archive_branch": 535},
     ("RedHat", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
     ("RedHat", "9"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel9"},
     ("Rocky", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
@@ -188,8 +195,27 @@ def _el_stream(request, branch, flavour):
     return "%d-open" % branch if flavour == "open" else "%d-dkms" % branch
 
 
+def lifecycle_check(branch, refuse_eol=False, today=None, archive_only=False):
+    """``{"lifecycle", "warnings", "problems"}`` for driver branch ``branch`` (an int) on
+    ``today``: an end-of-life branch is a warning naming its supported successor, or with
+    ``refuse_eol`` a problem. ``archive_only``: the branch comes from a distribution archive that
+    carries no other, so the way out names NVIDIA's repository too."""
+    lifecycle = branch_lifecycle(branch, today)
+    if lifecycle["status"] != "end_of_life":
+        return {"lifecycle": lifecycle, "warnings": [], "problems": []}
+    successor = lifecycle["successor"]
+    way_out = ("set nvidia_driver_branch: \"%s\"%s" % (successor["branch"][1:], " with nvidia_driver_source: nvidia (the "
+               "distribution's archive carries no other branch)" if archive_only else "")) if successor else "no successor known"
+    text = "driver branch %s: %s" % (lifecycle_text(lifecycle), way_out)
+    if refuse_eol:
+        return {"lifecycle": lifecycle, "warnings": [], "problems": [
+            "nvidia_driver_refuse_eol: refusing %s" % text]}
+    return {"lifecycle": lifecycle, "warnings": [text + " (nvidia_driver_refuse_eol: true refuses end-of-life branches)"],
+            "problems": []}
+
+
 def plan_install(distribution, os_version, architecture, source="auto", branch=None, version=None, flavour="auto",
-                 gpus=None, kernels=None, precompiled=False, ubuntu_server=True):
+                 gpus=None, kernels=None, precompiled=False, ubuntu_server=True, refuse_eol=False, today=None):
     """The install plan for a node, or its problems.
 
     ``distribution``/``os_version``: ``ansible_facts.distribution`` and ``distribution_version``
@@ -198,8 +224,10 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     ``branch``, ``version``, ``flavour``, ``flavour_reason``, ``build`` (dkms or precompiled),
     ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``version_package``
     (whose installed version is the driver's), ``pin_version``,
-    ``dnf_module``, ``hold_pattern``, ``headers``, ``nvidia_repo``, ``signed_modules``, and
-    ``warnings`` (rules whose table entry is unconfirmed: reported, never fatal).
+    ``dnf_module``, ``hold_pattern``, ``headers``, ``nvidia_repo``, ``signed_modules``,
+    ``lifecycle`` (``cuda_checks.branch_lifecycle()`` of the branch on ``today``) and ``warnings``
+    (an end-of-life branch, rules whose table entry is unconfirmed: reported, never fatal). An
+    end-of-life branch is a problem with ``refuse_eol``.
     """
     gpus = list(gpus or [])
     problems = []
@@ -231,6 +259,9 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     chosen, reason, flavour_problems = choose_flavour(flavour, number, gpus)
     if flavour_problems:
         return {"problems": flavour_problems}
+    lifecycle = lifecycle_check(number, refuse_eol, today, archive_only=source == "distro" and "archive_branch" in platform)
+    if lifecycle["problems"]:
+        return {"problems": lifecycle["problems"]}
     if precompiled and family == "el" and flavour == "auto" and chosen == "open" and not _error_findings("%d.0" % number, "proprietary", gpus):
         chosen, reason = "proprietary", "NVIDIA's EL precompiled streams carry only the proprietary module (nvidia_driver_precompiled)"
     if precompiled and family == "el" and chosen == "open":
@@ -251,7 +282,8 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         install_names = ["%s=%s*" % (name, exact) if exact and name not in UNPINNED else name for name in packages]
         package_manager = "apt"
     headers = sorted(set(("kernel-devel-%s" if family == "el" else "linux-headers-%s") % kernel for kernel in kernels or []))
-    warnings = [item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
+    warnings = lifecycle["warnings"] + [
+        item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
     return {
         "problems": [],
         "warnings": warnings,
@@ -274,6 +306,7 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         "nvidia_repo": "%s/%s" % (platform["nvidia_repo"], NVIDIA_REPO_ARCH[architecture]),
         # Only Canonical's prebuilt modules are signed by a key that shim trusts out of the box.
         "signed_modules": bool(precompiled and family == "ubuntu"),
+        "lifecycle": lifecycle["lifecycle"],
     }
 
 
@@ -338,10 +371,19 @@ def _no_gpu_reason(managed=None):
             % ("the driver this role installed earlier is left as it is" if managed else "nothing to install"))
 
 
-def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
+def would_install(plan):
+    """What a plan would install, in words, for the one line of a node left alone; None for an unusable plan."""
+    if plan["problems"]:
+        return None
+    return "a GPU would get driver branch %d from %s (%s)" % (plan["branch"], SOURCE_WORDS[plan["source"]], lifecycle_text(plan["lifecycle"]))
+
+
+def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=(), refuse_eol=False, today=None):
     """Check a driver this role did not install against the policy; never changes anything.
 
-    Returns ``{"report": {...}, "problems": [...]}``; the report holds what the node runs.
+    Returns ``{"report": {...}, "warnings": [...], "problems": [...]}``; the report holds what
+    the node runs, with its branch's ``lifecycle``; an end-of-life branch is a warning, or with
+    ``refuse_eol`` a problem.
     """
     driver = (gpu or {}).get("driver") or {}
     version = driver.get("version")
@@ -363,6 +405,9 @@ def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
     for item in driver_policy_findings(version, loaded_flavour, gpus):
         if item["severity"] == "error":
             problems.append("%s (%s)" % (item["message"], item["fix"]))
+    lifecycle = lifecycle_check(version_tuple(version)[0], refuse_eol, today) if version else {
+        "lifecycle": None, "warnings": [], "problems": []}
+    problems.extend(lifecycle["problems"])
     report = {
         "mode": "adopt",
         "managed": False,
@@ -376,8 +421,9 @@ def adopt_report(gpu, branch=None, min_version=None, flavour="auto", owners=()):
         "gpus": [{"name": item.get("name"), "compute_capability": item.get("compute_capability"),
                   "generation": gpu_generation(item)} for item in gpus],
         "reboot_needed": bool(driver.get("mismatch")),
+        "lifecycle": lifecycle["lifecycle"],
     }
-    return {"report": report, "problems": problems}
+    return {"report": report, "warnings": lifecycle["warnings"], "problems": problems}
 
 
 def owner_query_argv(pkg_mgr):
@@ -416,35 +462,63 @@ def secure_boot_problems(state, build, mok_enrolled):
             "installs Canonical's signed linux-modules-nvidia-*)." % build]
 
 
-def decide(settings, gpu, os_facts, record, owners, kernels):
+def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switches=(), fabric_manager_version=None):
     """The decision before any change: what the role does with this node and how.
 
     ``settings``: the role's variables without their ``nvidia_driver_`` prefix (mode, source,
     branch, version, flavour, precompiled, ubuntu_server, min_version, takeover,
-    install_without_gpu); ``gpu``: ``ansible_facts.aistack_gpu``; ``os_facts``: distribution,
+    install_without_gpu, refuse_eol); ``gpu``: ``ansible_facts.aistack_gpu``; ``os_facts``: distribution,
     distribution_version, architecture of ``ansible_facts``; ``record``: the role's install record
-    or None; ``owners``: packages owning the driver's files; ``kernels``: installed kernels.
-    Returns ``mode``, ``reason``, ``plan`` (install), ``adopt`` (the adopt report), ``problems``
-    (the first failing step's, each naming its variable and the way out) and
-    ``secure_boot_check`` (whether unsigned modules are planned, so Secure Boot must be read).
+    or None; ``owners``: packages owning the driver's files; ``kernels``: installed kernels;
+    ``today``: the date branch lifecycles are judged on (default: the current date);
+    ``switches``: the NVSwitches on the PCI bus (``fabric_manager.nvswitches()``);
+    ``fabric_manager_version``: the installed Fabric Manager's version (adopt mode checks it).
+    Returns ``mode``, ``reason`` (for a node left alone, with the branch it would get),
+    ``plan`` (install), ``adopt`` (the adopt report), ``warnings`` (an end-of-life branch
+    first), ``problems`` (the first failing step's, each naming its variable and the way out)
+    and ``secure_boot_check`` (whether unsigned modules are planned, so Secure Boot must be read).
     """
     mode = resolve_mode(settings["mode"], gpu, record, owners, takeover=settings["takeover"],
                         install_without_gpu=settings["install_without_gpu"])
-    decision = {"mode": mode["mode"], "reason": mode["reason"], "plan": None, "adopt": None,
+    decision = {"mode": mode["mode"], "reason": mode["reason"], "plan": None, "adopt": None, "warnings": [],
                 "problems": mode["problems"], "secure_boot_check": False}
     if decision["problems"]:
         return decision
+    refuse_eol = settings.get("refuse_eol", False)
     if mode["mode"] == "adopt":
         adopted = adopt_report(gpu, branch=settings["branch"], min_version=settings["min_version"],
-                               flavour=settings["flavour"], owners=owners)
-        decision.update(adopt=adopted["report"], problems=adopted["problems"])
-    elif mode["mode"] == "install":
-        plan = plan_install(os_facts.get("distribution"), os_facts.get("distribution_version"), os_facts.get("architecture"),
-                            source=settings["source"], branch=settings["branch"], version=settings["version"],
-                            flavour=settings["flavour"], gpus=(gpu or {}).get("gpus") or [], kernels=kernels,
-                            precompiled=settings["precompiled"], ubuntu_server=settings["ubuntu_server"])
-        decision.update(plan=plan, problems=plan["problems"], secure_boot_check=not plan["problems"] and not plan["signed_modules"])
+                               flavour=settings["flavour"], owners=owners, refuse_eol=refuse_eol, today=today)
+        fabric = fabric_manager.adopt_check((gpu or {}).get("driver", {}).get("version"), list(switches), fabric_manager_version)
+        adopted["report"]["fabric_manager"] = fabric["report"]
+        decision.update(adopt=adopted["report"], warnings=adopted["warnings"], problems=adopted["problems"] + fabric["problems"])
+        return decision
+    plan = plan_install(os_facts.get("distribution"), os_facts.get("distribution_version"), os_facts.get("architecture"),
+                        source=settings["source"], branch=settings["branch"], version=settings["version"],
+                        flavour=settings["flavour"], gpus=(gpu or {}).get("gpus") or [], kernels=kernels,
+                        precompiled=settings["precompiled"], ubuntu_server=settings["ubuntu_server"],
+                        refuse_eol=refuse_eol, today=today)
+    if mode["mode"] == "skip":
+        # Left alone, but the one line says what a GPU node with these settings would get.
+        words = would_install(plan)
+        decision["reason"] += "; %s" % words if words else ""
+        return decision
+    if not plan["problems"]:
+        _add_fabric_manager(plan, switches)
+    decision.update(plan=plan, warnings=plan.get("warnings", []), problems=plan["problems"],
+                    secure_boot_check=not plan["problems"] and not plan["signed_modules"])
     return decision
+
+
+def _add_fabric_manager(plan, switches):
+    """Fabric Manager joins the plan's packages at the driver's exact version where NVSwitches need
+    it; the pin and the hold cover it with the driver (its names match ``hold_pattern``)."""
+    fabric = fabric_manager.fabric_manager_plan(plan["package_manager"], plan["source"], plan["branch"], plan["version"],
+                                                list(switches))
+    plan["fabric_manager"] = dict((key, fabric[key]) for key in ("needed", "reason", "switches", "packages", "service"))
+    plan["packages"] = plan["packages"] + fabric["packages"]
+    plan["install_names"] = plan["install_names"] + fabric["install_names"]
+    plan["warnings"] = plan["warnings"] + fabric["warnings"]
+    plan["problems"] = fabric["problems"]
 
 
 # The command that lists what is held, by package manager, and the package name in each of its lines:

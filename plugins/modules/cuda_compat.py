@@ -161,6 +161,14 @@ report:
     driver:
       description: Driver as in the C(aistack_gpu) fact of M(aistack.gpu_node.gpu_facts).
       type: dict
+    driver_lifecycle:
+      description:
+        - The running driver branch's lifecycle from NVIDIA's end-of-life table, null without a driver; C(branch),
+          C(designation), C(eol) (the last supported month), C(status) (V(supported), V(end_of_life), V(unknown)),
+          C(successor) (an end-of-life branch's oldest newer supported branch) and C(source).
+        - An end-of-life branch is also the warning finding C(driver.branch_end_of_life).
+      type: dict
+      sample: {branch: R580, designation: LTSB, eol: "2028-06", status: supported, successor: null}
     forward_compat:
       description: For torch's CUDA version, the cuda-compat directory checked and whether its libcuda is installed.
       type: dict
@@ -175,7 +183,11 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import evaluate, torch_cuda_arch_list
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+    branch_lifecycle,
+    evaluate,
+    torch_cuda_arch_list,
+)
 from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import (
     collect_gpu_facts,
     import_nvml,
@@ -187,8 +199,15 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.toolchain_probe i
     find_forward_compat,
     resolve_cuda_home,
 )
+from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 FAIL_THRESHOLDS = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
+
+
+def driver_lifecycle(facts):
+    """The running driver branch's lifecycle, None without a driver."""
+    version = (facts.get("driver") or {}).get("version")
+    return branch_lifecycle(version_tuple(version)[0]) if version else None
 
 
 def build_report(module, runner):
@@ -213,6 +232,7 @@ def build_report(module, runner):
         "gpu_state": facts.get("state"),
         "gpus": facts.get("gpus") or [],
         "driver": facts.get("driver") or {},
+        "driver_lifecycle": driver_lifecycle(facts),
         "forward_compat": forward_compat,
         "torch_cuda_arch_list": torch_cuda_arch_list(facts.get("gpus") or []),
     }

@@ -26,9 +26,10 @@ author: aistack.gpu_node contributors (@aistack)
 options:
   stage:
     description:
-      - C(preflight) decides before any change; C(installed) checks the install after the packages.
+      - C(preflight) decides before any change; C(installed) checks the install after the packages; C(fabric) checks
+        the NVSwitch fabric state in O(fabric_state).
     type: str
-    choices: [preflight, installed]
+    choices: [preflight, installed, fabric]
     default: preflight
   gpu:
     description: The GPU facts, C(ansible_facts.aistack_gpu) from M(aistack.gpu_node.gpu_facts).
@@ -97,6 +98,12 @@ options:
     description: The role's C(nvidia_driver_secure_boot_mok_enrolled).
     type: bool
     default: false
+  refuse_eol:
+    description:
+      - The role's C(nvidia_driver_refuse_eol). An end-of-life driver branch (planned or adopted, judged on the node's
+        date against NVIDIA's end-of-life table) is a warning naming its supported successor; with this, a problem.
+    type: bool
+    default: false
   decision:
     description: What O(stage=preflight) returned (registered). Required by O(stage=installed).
     type: dict
@@ -126,6 +133,9 @@ options:
     type: list
     elements: str
     default: []
+  fabric_state:
+    description: The output of C(nvidia-smi -q) on a node with NVSwitches. Used by O(stage=fabric).
+    type: str
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -176,7 +186,9 @@ mode:
   type: str
   sample: install
 reason:
-  description: Why that mode, in one line; null when a problem stops the role.
+  description:
+    - Why that mode, in one line; null when a problem stops the role. A node left alone (no GPU) also hears the branch
+      it would get and that branch's lifecycle.
   returned: O(stage=preflight)
   type: str
   sample: no driver on the node
@@ -186,14 +198,20 @@ plan:
       C(branch), C(version) (exact pin or null), C(flavour) (open, proprietary), C(flavour_reason), C(build)
       (dkms, precompiled), C(dkms_module), C(packages), C(install_names) (with the version pin), C(version_package),
       C(pin_version), C(dnf_module), C(hold_pattern) (what the pin and the hold cover), C(headers), C(nvidia_repo),
-      C(signed_modules), C(warnings), C(problems).
+      C(signed_modules), C(lifecycle) (the branch's C(status) V(supported), V(end_of_life) or V(unknown), its
+      C(designation), C(eol) month and an end-of-life branch's C(successor)), C(warnings) (an end-of-life branch, shown
+      as task warnings too), C(fabric_manager) (C(needed), C(reason) (V(no NVSwitch ...) without one), C(switches),
+      C(packages), C(service)), C(problems).
   returned: O(stage=preflight)
   type: dict
   sample: {"family": "debian", "source": "distro", "branch": 535, "version": "535.309.01", "flavour": "proprietary",
            "build": "dkms", "dkms_module": "nvidia-current", "packages": ["nvidia-kernel-dkms", "nvidia-smi", "libcuda1",
            "nvidia-persistenced"]}
 adopt:
-  description: Adopt mode, what the node runs (C(version), C(branch), C(flavour), C(owners), C(gpus), C(reboot_needed)...).
+  description:
+    - Adopt mode, what the node runs (C(version), C(branch), C(flavour), C(owners), C(gpus), C(reboot_needed), C(lifecycle)...).
+    - C(fabric_manager) (C(needed), C(switches), C(version), C(reason)) says "no NVSwitch" on a node without one; with
+      NVSwitches a Fabric Manager at another version than the driver is a problem.
   returned: O(stage=preflight)
   type: dict
 problems:
@@ -261,16 +279,21 @@ reboot_pending:
   description: Reboot needed and not done by the role; what it reports.
   returned: O(stage=installed)
   type: bool
+states:
+  description: O(stage=fabric), the C(Fabric) section of each GPU, C(state) and C(status) (C(N/A) where the GPU reports none).
+  returned: O(stage=fabric)
+  type: list
+  elements: dict
 '''
 
 import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, nvidia_driver
 
 SETTINGS = ("mode", "source", "branch", "version", "flavour", "precompiled", "ubuntu_server", "min_version", "takeover",
-            "install_without_gpu")
+            "install_without_gpu", "refuse_eol")
 
 
 def read_text(path):
@@ -299,6 +322,22 @@ def installed_kernels():
     return sorted(name for name in os.listdir(root) if os.path.isfile(os.path.join(root, name, "modules.order")))
 
 
+def read_nvswitches():
+    """The NVSwitches in sysfs (vendor, device and class of every PCI device)."""
+    root = fabric_manager.PCI_DEVICES
+    devices = []
+    for slot in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        files = [(read_text(os.path.join(root, slot, name)) or b"").decode("ascii", "replace") for name in ("vendor", "device", "class")]
+        devices.append(fabric_manager.sysfs_device(slot, *files))
+    return fabric_manager.nvswitches(devices)
+
+
+def fabric(module):
+    """stage=fabric: the fabric state of nvidia-smi -q, and its problems."""
+    states = fabric_manager.parse_fabric_state(module.params["fabric_state"])
+    return {"states": states, "problems": fabric_manager.fabric_problems(states)}
+
+
 def read_secure_boot(module):
     if os.path.exists(nvidia_driver.MOKUTIL):
         dummy, out, err = module.run_command([nvidia_driver.MOKUTIL, "--sb-state"])
@@ -313,7 +352,15 @@ def preflight(module, boot_id):
     owners = nvidia_driver.parse_owners(out)
     kernels = installed_kernels()
     os_facts = dict((key, params[key]) for key in ("distribution", "distribution_version", "architecture"))
-    decision = nvidia_driver.decide(dict((key, params[key]) for key in SETTINGS), params["gpu"], os_facts, record, owners, kernels)
+    switches = read_nvswitches()
+    fm_version = None
+    if switches and params["pkg_mgr"] in fabric_manager.FM_VERSION_QUERY:
+        dummy, out, err = module.run_command(fabric_manager.FM_VERSION_QUERY[params["pkg_mgr"]])
+        fm_version = fabric_manager.parse_installed_version(out)
+    decision = nvidia_driver.decide(dict((key, params[key]) for key in SETTINGS), params["gpu"], os_facts, record, owners, kernels,
+                                    switches=switches, fabric_manager_version=fm_version)
+    for warning in decision.pop("warnings"):
+        module.warn(warning)
     secure_boot = None
     if decision.pop("secure_boot_check"):
         secure_boot = read_secure_boot(module)
@@ -352,7 +399,7 @@ def installed(module, boot_id):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            stage=dict(type="str", choices=["preflight", "installed"], default="preflight"),
+            stage=dict(type="str", choices=["preflight", "installed", "fabric"], default="preflight"),
             gpu=dict(type="dict", required=True),
             record_path=dict(type="path", default="/var/lib/aistack/nvidia_driver.json"),
             distribution=dict(type="str"),
@@ -372,6 +419,7 @@ def main():
             takeover=dict(type="bool", default=False),
             install_without_gpu=dict(type="bool", default=False),
             secure_boot_mok_enrolled=dict(type="bool", default=False),
+            refuse_eol=dict(type="bool", default=False),
             decision=dict(type="dict"),
             packages_changed=dict(type="bool", default=False),
             packages_skipped=dict(type="bool", default=False),
@@ -379,11 +427,14 @@ def main():
             reboot_ok=dict(type="bool", default=False),
             hold=dict(type="bool", default=False),
             installed_packages=dict(type="list", elements="str", default=[]),
+            fabric_state=dict(type="str"),
         ),
         required_if=[("stage", "installed", ("decision",))],
         supports_check_mode=True,
     )
     boot_id = (read_text(nvidia_driver.BOOT_ID_PATH) or b"").decode("utf-8").strip()
+    if module.params["stage"] == "fabric":
+        module.exit_json(changed=False, **fabric(module))
     stage = preflight if module.params["stage"] == "preflight" else installed
     module.exit_json(changed=False, **stage(module, boot_id))
 

@@ -6,6 +6,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import ast
+import datetime
 
 import pytest
 
@@ -54,8 +55,9 @@ def ids(result, severity=None):
 # ---------------------------------------------------------------------------
 
 def test_driver_535_runs_cu124_by_minor_compatibility():
+    # Judged while R535 was still supported: the end-of-life warning has its own tests.
     result = cuda_checks.evaluate(facts("535.104.05", [gpu("NVIDIA A100-SXM4-80GB", "8.0")], flavour="proprietary"),
-                                  probe("2.5.1+cu124", "12.4", CU124_ARCH), nvcc("12.4"))
+                                  probe("2.5.1+cu124", "12.4", CU124_ARCH), nvcc("12.4"), today=datetime.date(2026, 6, 30))
     assert result["verdict"] == "ok"
     assert "driver.minor_compat" in ids(result, "info")
 
@@ -238,7 +240,8 @@ def test_unknown_cuda_major():
 
 def test_forward_compatibility_on_data_center_gpu():
     old = facts("535.104.05", [gpu("NVIDIA H100 80GB HBM3", "9.0")])
-    installed = cuda_checks.evaluate(old, probe(), nvcc(), forward_compat={"path": "/usr/local/cuda-13.0/compat", "present": True})
+    installed = cuda_checks.evaluate(old, probe(), nvcc(), forward_compat={"path": "/usr/local/cuda-13.0/compat", "present": True},
+                                     today=datetime.date(2026, 6, 30))
     assert ids(installed, "warning") == ["driver.forward_compat"]
     missing = cuda_checks.evaluate(old, probe(), nvcc(), forward_compat={"path": "/usr/local/cuda-13.0/compat", "present": False})
     fix = [item for item in missing["findings"] if item["id"] == "driver.too_old_for_torch"][0]["fix"]
@@ -347,3 +350,20 @@ def test_gpu_generation_and_verdict():
     assert cuda_checks.gpu_generation(gpu(None, None)) is None
     assert cuda_checks.verdict_of([]) == "ok"
     assert cuda_checks.verdict_of([{"severity": "info"}, {"severity": "warning"}]) == "warning"
+
+
+def test_an_end_of_life_driver_branch_is_a_warning_naming_its_successor():
+    old = facts("535.309.01", [gpu("NVIDIA A100-SXM4-80GB", "8.0")], flavour="proprietary")
+    after = cuda_checks.evaluate(old, probe("2.5.1+cu124", "12.4", CU124_ARCH), nvcc("12.4"), today=datetime.date(2026, 7, 1))
+    (eol,) = [item for item in after["findings"] if item["id"] == "driver.branch_end_of_life"]
+    assert eol["severity"] == "warning" and after["verdict"] == "warning"
+    assert eol["message"] == ("Driver 535.309.01 is on branch R535 (LTSB): end of life since 2026-06; supported successor "
+                              "R580 (LTSB, until 2028-06)")
+    assert eol["fix"] == "Move to the R580 branch."
+    # The H200 host's R580 is supported; a branch without an end of life in the tables is unknown, not a finding.
+    assert "driver.branch_end_of_life" not in ids(cuda_checks.evaluate(facts(), probe(), nvcc(), today=datetime.date(2026, 12, 4)))
+    assert cuda_checks.branch_lifecycle(470, datetime.date(2026, 12, 4))["status"] == "unknown"
+    assert cuda_checks.lifecycle_text(cuda_checks.branch_lifecycle(470)) == (
+        "R470: lifecycle unknown (the driver tables hold no end of life for it)")
+    assert cuda_checks.branch_lifecycle(620, datetime.date(2030, 1, 1))["successor"] is None
+    assert "no newer supported branch" in cuda_checks.lifecycle_text(cuda_checks.branch_lifecycle(620, datetime.date(2030, 1, 1)))

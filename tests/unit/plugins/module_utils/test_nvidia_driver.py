@@ -5,6 +5,8 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
+
 import pytest
 
 from conftest import read_h200, read_public
@@ -17,12 +19,14 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver imp
     dkms_problems,
     hold_plan,
     is_container,
+    lifecycle_check,
     owner_query_argv,
     package_driver_version,
     parse_dkms_status,
     parse_owners,
     parse_secure_boot,
     plan_install,
+    PLATFORMS,
     reboot_needed,
     resolve_mode,
     secure_boot_problems,
@@ -43,7 +47,12 @@ DEBIAN = ("Debian", "12.11", "x86_64")
 ROCKY = ("Rocky", "9.6", "x86_64")
 
 
+# The day the tests judge branch lifecycles on: R535 is past its end of life (2026-06), R580 supported.
+TODAY = datetime.date(2026, 12, 4)
+
+
 def plan(os_=UBUNTU, **kwargs):
+    kwargs.setdefault("today", TODAY)
     return plan_install(*os_, **kwargs)
 
 
@@ -102,14 +111,14 @@ def test_ubuntu_nvidia_repository_and_exact_version():
 
 
 def test_debian_archive_packages_with_exact_version():
-    result = plan(DEBIAN, version="535.309.01", kernels=["6.1.0-37-amd64"])
+    result = plan(DEBIAN, source="distro", version="535.309.01", kernels=["6.1.0-37-amd64"])
     assert result["problems"] == [] and result["source"] == "distro" and result["branch"] == 535
     assert result["flavour"] == "proprietary" and result["dkms_module"] == "nvidia-current"
     assert result["install_names"] == ["nvidia-kernel-dkms=535.309.01*", "nvidia-smi=535.309.01*", "libcuda1=535.309.01*",
                                        "nvidia-persistenced"]
     assert result["headers"] == ["linux-headers-6.1.0-37-amd64"]
-    assert plan(DEBIAN, flavour="open")["packages"][0] == "nvidia-open-kernel-dkms"
-    assert plan(DEBIAN, flavour="open")["dkms_module"] == "nvidia-current-open"
+    assert plan(DEBIAN, source="distro", flavour="open")["packages"][0] == "nvidia-open-kernel-dkms"
+    assert plan(DEBIAN, source="distro", flavour="open")["dkms_module"] == "nvidia-current-open"
     assert plan(DEBIAN, source="nvidia", gpus=[H200])["packages"] == ["nvidia-open-580"]
     assert plan(DEBIAN, source="nvidia")["nvidia_repo"] == "debian12/x86_64"
 
@@ -167,15 +176,15 @@ def test_impossible_requests_are_named(kwargs, names):
 
 
 def test_platform_bound_refusals():
-    assert "carries only branch 535" in plan(DEBIAN, branch="580")["problems"][0]
+    assert "carries only branch 535" in plan(DEBIAN, source="distro", branch="580")["problems"][0]
     assert "nvidia_driver_source: distro is not available on Rocky 9" in plan(ROCKY, source="distro")["problems"][0]
     assert "nvidia_driver_precompiled" in plan(DEBIAN, precompiled=True)["problems"][0]
     assert "proprietary module" in plan(ROCKY, gpus=[B200], precompiled=True)["problems"][0]
     assert "unsupported architecture ppc64le" in plan(("Ubuntu", "24.04", "ppc64le"))["problems"][0]
     # Debian's archive branch predates Blackwell; the table's R570 minimum is unconfirmed, so a warning.
-    debian_blackwell = plan(DEBIAN, gpus=[B200])
+    debian_blackwell = plan(DEBIAN, source="distro", gpus=[B200])
     assert debian_blackwell["problems"] == [] and debian_blackwell["flavour"] == "open"
-    assert "Driver branch R535 predates Blackwell support" in debian_blackwell["warnings"][0]
+    assert "Driver branch R535 predates Blackwell support" in debian_blackwell["warnings"][1]
     assert plan(gpus=[B200])["warnings"] == []
 
 
@@ -328,7 +337,8 @@ def settings(**overrides):
 def test_decide_skips_a_node_without_gpu_and_plans_an_image_build():
     skipped = decide(settings(), NO_GPU, DEBIAN_FACTS, None, [], [])
     assert (skipped["mode"], skipped["plan"], skipped["problems"], skipped["secure_boot_check"]) == ("skip", None, [], False)
-    built = decide(settings(install_without_gpu=True, version="535.309.01"), NO_GPU, DEBIAN_FACTS, None, [], ["6.1.0-41-amd64"])
+    built = decide(settings(install_without_gpu=True, source="distro", version="535.309.01"), NO_GPU, DEBIAN_FACTS, None, [],
+                   ["6.1.0-41-amd64"], today=TODAY)
     assert built["mode"] == "install" and built["problems"] == [] and built["secure_boot_check"] is True
     assert built["plan"]["packages"][0] == "nvidia-kernel-dkms" and built["plan"]["version_package"] == "nvidia-kernel-dkms"
     assert built["plan"]["hold_pattern"].startswith("^(nvidia-|libnvidia-|libcuda1")
@@ -412,3 +422,71 @@ def test_hold_covers_installed_driver_packages_and_names_those_not_held():
     assert hold_plan(el, ["nvidia-driver", "kmod-nvidia-latest-dkms", "nvidia-driver-cuda", "kernel"], locks) == {
         "names": ["kmod-nvidia-latest-dkms", "nvidia-driver", "nvidia-driver-cuda"], "missing": ["nvidia-driver-cuda"]}
     assert hold_plan(el, [], "")["names"] == []
+
+
+# ---------------------------------------------------------------------------
+# Branch lifecycle (issue 20, item 2)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("os_", sorted(PLATFORMS))
+def test_every_platforms_default_branch_is_supported(os_):
+    result = plan((os_[0], os_[1], "x86_64"), gpus=[H200])
+    assert result["problems"] == [] and result["warnings"] == []
+    assert result["branch"] == 580 and result["lifecycle"]["status"] == "supported"
+    assert result["lifecycle"]["eol"] == "2028-06" and result["lifecycle"]["designation"] == "LTSB"
+
+
+def test_debian_defaults_to_nvidias_repository_because_its_archive_branch_is_end_of_life():
+    result = plan(DEBIAN)
+    assert (result["source"], result["branch"], result["nvidia_repo"]) == ("nvidia", 580, "debian12/x86_64")
+    archive = plan(DEBIAN, source="distro")
+    assert archive["problems"] == [] and archive["branch"] == 535 and archive["lifecycle"]["status"] == "end_of_life"
+    assert archive["lifecycle"]["successor"] == {"branch": "R580", "designation": "LTSB", "eol": "2028-06"}
+    assert archive["warnings"] == [
+        "driver branch R535 (LTSB): end of life since 2026-06; supported successor R580 (LTSB, until 2028-06): set "
+        "nvidia_driver_branch: \"580\" with nvidia_driver_source: nvidia (the distribution's archive carries no other branch) "
+        "(nvidia_driver_refuse_eol: true refuses end-of-life branches)"]
+
+
+def test_an_end_of_life_branch_is_refused_with_refuse_eol():
+    problems = plan(DEBIAN, source="distro", refuse_eol=True)["problems"]
+    assert len(problems) == 1 and problems[0].startswith("nvidia_driver_refuse_eol: refusing driver branch R535 (LTSB)")
+    assert "supported successor R580" in problems[0]
+    # A New Feature Branch past its end of life names the next supported one; a supported branch passes.
+    assert "supported successor R620 (LTSB, until 2029-09)" in plan(branch="610", refuse_eol=True)["problems"][0]
+    assert plan(branch="580", refuse_eol=True)["problems"] == []
+    # The lifecycle is judged on the day: R535 was supported through June 2026.
+    assert plan(DEBIAN, source="distro", refuse_eol=True, today=datetime.date(2026, 6, 30))["problems"] == []
+
+
+def test_lifecycle_statuses_from_the_table():
+    assert lifecycle_check(535, today=datetime.date(2026, 7, 1))["lifecycle"]["status"] == "end_of_life"
+    assert lifecycle_check(595, today=TODAY)["lifecycle"]["status"] == "supported"
+    unknown = lifecycle_check(470, refuse_eol=True, today=TODAY)
+    assert unknown["lifecycle"]["status"] == "unknown" and unknown["problems"] == unknown["warnings"] == []
+
+
+def test_adopt_reports_the_lifecycle_and_refuses_an_end_of_life_branch(h200):
+    supported = adopt_report(h200, refuse_eol=True, today=TODAY)
+    assert supported["problems"] == supported["warnings"] == []
+    assert supported["report"]["lifecycle"]["branch"] == "R580" and supported["report"]["lifecycle"]["status"] == "supported"
+    old = {"state": "ok", "driver": {"version": "535.309.01", "kernel_module_flavour": "proprietary"}, "gpus": [A100]}
+    warned = adopt_report(old, today=TODAY)
+    assert warned["problems"] == [] and "supported successor R580" in warned["warnings"][0]
+    assert "with nvidia_driver_source" not in warned["warnings"][0]
+    refused = adopt_report(old, refuse_eol=True, today=TODAY)
+    assert refused["warnings"] == [] and refused["problems"][0].startswith("nvidia_driver_refuse_eol: refusing driver branch R535")
+
+
+def test_decide_names_the_branch_a_node_left_alone_would_get_and_warns_of_end_of_life():
+    skipped = decide(settings(), NO_GPU, DEBIAN_FACTS, None, [], [], today=TODAY)
+    assert skipped["mode"] == "skip" and skipped["plan"] is None
+    assert skipped["reason"].endswith("; a GPU would get driver branch 580 from the NVIDIA CUDA repository (R580 (LTSB): supported "
+                                      "until 2028-06)")
+    # A plan with problems adds nothing to the line.
+    refused = decide(settings(source="distro", refuse_eol=True), NO_GPU, DEBIAN_FACTS, None, [], [], today=TODAY)
+    assert refused["problems"] == [] and refused["reason"].endswith("image builds)")
+    built = decide(settings(install_without_gpu=True, source="distro"), NO_GPU, DEBIAN_FACTS, None, [], [], today=TODAY)
+    assert built["warnings"][0].startswith("driver branch R535 (LTSB): end of life since 2026-06")
+    assert decide(settings(install_without_gpu=True, source="distro", refuse_eol=True), NO_GPU, DEBIAN_FACTS, None, [], [],
+                  today=TODAY)["problems"][0].startswith("nvidia_driver_refuse_eol")

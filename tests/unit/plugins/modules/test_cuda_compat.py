@@ -67,6 +67,8 @@ def test_h200_is_ok(env, capsys):
     assert report["nvcc"]["release"] == "13.0" and report["nvcc"]["found_by"] == "cuda_home option"
     assert report["torch_cuda_arch_list"] == "9.0"
     assert report["python"] == {"interpreter": env["python"], "version": "3.12.3", "error": None}
+    assert report["driver_lifecycle"]["branch"] == "R580" and report["driver_lifecycle"]["eol"] == "2028-06"
+    assert report["driver_lifecycle"]["designation"] == "LTSB"
 
 
 def test_check_mode_is_the_same_read_only_run(env, capsys):
@@ -102,6 +104,7 @@ def test_no_torch_and_no_gpu_report_cleanly(env, capsys, monkeypatch):
     assert rc == 0 and result["verdict"] == "ok"
     assert sorted(item["id"] for item in result["report"]["findings"]) == ["gpu.none", "torch.missing"]
     assert result["report"]["gpu_state"] == "no_gpu" and result["report"]["torch_cuda_arch_list"] == ""
+    assert result["report"]["driver_lifecycle"] is None
 
 
 def test_missing_interpreter_fails_with_report(env, capsys):

@@ -13,12 +13,13 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
+import re
 
 import pytest
 
 from ansible.module_utils import basic
 from conftest import read_public, run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, nvidia_driver
 from ansible_collections.aistack.gpu_node.plugins.modules import nvidia_driver_plan
 
 NO_GPU = {"state": "no_gpu", "gpus": [], "messages": [], "driver": {"version": None, "loaded_version": None, "mismatch": False}}
@@ -37,6 +38,7 @@ def node(tmp_path, monkeypatch):
     monkeypatch.setattr(nvidia_driver, "BOOT_ID_PATH", str(tmp_path / "boot_id"))
     monkeypatch.setattr(nvidia_driver, "MOKUTIL", str(tmp_path / "mokutil"))
     monkeypatch.setattr(nvidia_driver, "SECURE_BOOT_EFIVAR", str(tmp_path / "SecureBoot"))
+    monkeypatch.setattr(fabric_manager, "PCI_DEVICES", str(tmp_path / "pci"))
 
     class Node(object):
         root = tmp_path
@@ -72,7 +74,7 @@ def test_an_image_build_plans_debians_driver_and_reads_secure_boot_from_efi(node
     (node.root / "modules" / "6.1.0-41-amd64" / "modules.order").write_text(u"")
     (node.root / "modules" / "headers-only").mkdir()
     (node.root / "SecureBoot").write_bytes(b"\x06\x00\x00\x00\x00")
-    code, result = preflight(node, capsys, install_without_gpu=True, version="535.309.01")
+    code, result = preflight(node, capsys, install_without_gpu=True, source="distro", version="535.309.01")
     assert code == 0 and result["problems"] == []
     assert result["mode"] == "install" and result["reason"] == "no driver on the node"
     plan = result["plan"]
@@ -126,7 +128,7 @@ def installed(node, capsys, decision, **settings):
 
 
 def container_decision(node, capsys):
-    code, result = preflight(node, capsys, install_without_gpu=True, version="535.309.01")
+    code, result = preflight(node, capsys, install_without_gpu=True, source="distro", version="535.309.01")
     assert code == 0
     return result
 
@@ -207,3 +209,57 @@ def test_the_record_is_read_back(node, capsys):
     code, result = preflight(node, capsys)
     assert result["record"]["branch"] == 535
     assert "the driver this role installed earlier is left as it is" in result["reason"]
+
+
+def hgx_sysfs(node):
+    """The sysfs entries of an HGX H100 baseboard's NVSwitches and one GPU (ids of the FM user guide's lspci sample)."""
+    for slot, device, pci_class in (("0000:07:00.0", "0x22a3", "0x068000"), ("0000:08:00.0", "0x22a3", "0x068000"),
+                                    ("0000:1b:00.0", "0x2330", "0x030200")):
+        path = node.root / "pci" / slot
+        path.mkdir(parents=True)
+        for name, value in (("vendor", "0x10de"), ("device", device), ("class", pci_class)):
+            (path / name).write_text(value + u"\n")
+
+
+def test_adopt_without_nvswitch_reports_no_nvswitch(node, capsys):
+    code, result = preflight(node, capsys, gpu=H200_RUNNING, mode="adopt")
+    assert code == 0 and result["problems"] == []
+    assert result["adopt"]["fabric_manager"]["needed"] is False
+    assert result["adopt"]["fabric_manager"]["reason"].startswith("no NVSwitch")
+    assert result["adopt"]["lifecycle"]["branch"] == "R580"
+
+
+def test_adopt_on_nvswitches_refuses_a_fabric_manager_of_another_version(node, capsys):
+    hgx_sysfs(node)
+    node.outputs["dpkg-query"] = (0, "nvidia-fabricmanager-580 install ok installed 580.95.04-1\n", "")
+    code, result = preflight(node, capsys, gpu=H200_RUNNING, mode="adopt")
+    assert code == 0 and result["adopt"]["fabric_manager"] == {
+        "needed": True, "switches": 2, "version": "580.95.04",
+        "reason": "2 NVSwitch(es) on the PCI bus: Fabric Manager must run at the driver's exact version"}
+    assert result["problems"][0].startswith("Fabric Manager 580.95.04 differs from the driver 580.95.05")
+    assert node.calls[-1] == fabric_manager.FM_VERSION_QUERY["apt"]
+    node.outputs["dpkg-query"] = (0, "nvidia-fabricmanager-580 install ok installed 580.95.05-1\n", "")
+    assert preflight(node, capsys, gpu=H200_RUNNING, mode="adopt")[1]["problems"] == []
+
+
+def test_install_on_nvswitches_pins_fabric_manager_with_the_driver(node, capsys):
+    hgx_sysfs(node)
+    node.outputs["dpkg-query"] = (1, "", "dpkg-query: no packages found matching nvidia-fabricmanager*\n")
+    code, result = preflight(node, capsys, install_without_gpu=True, version="580.95.05")
+    plan = result["plan"]
+    assert code == 0 and result["problems"] == [] and plan["source"] == "nvidia"
+    assert plan["install_names"][-2:] == ["nvidia-fabricmanager-580=580.95.05*", "libnvidia-nscq-580=580.95.05*"]
+    assert plan["fabric_manager"]["needed"] and plan["fabric_manager"]["service"] == "nvidia-fabricmanager"
+    # The pin and the hold cover Fabric Manager with the driver.
+    assert all(re.match(plan["hold_pattern"], name) for name in plan["fabric_manager"]["packages"])
+    unpinned = preflight(node, capsys, install_without_gpu=True)[1]
+    assert unpinned["problems"][0].startswith("nvidia_driver_version: a node with NVSwitches needs the exact driver version")
+
+
+def test_stage_fabric_judges_the_fabric_state(node, capsys):
+    text = read_public("nvidia-smi-q-fabric-completed.txt")
+    code, result = run_module(nvidia_driver_plan, {"stage": "fabric", "gpu": H200_RUNNING, "fabric_state": text}, capsys)
+    assert code == 0 and result["states"] == [{"state": "Completed", "status": "Success"}] and result["problems"] == []
+    training = text.replace("Completed", "In Progress")
+    code, result = run_module(nvidia_driver_plan, {"stage": "fabric", "gpu": H200_RUNNING, "fabric_state": training}, capsys)
+    assert result["problems"][0].startswith("GPU 0: fabric state In Progress")
