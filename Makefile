@@ -95,7 +95,6 @@ galaxy: build ## galaxy-importer (Galaxy's own import checks) on the built tarba
 
 # Not in `make test` (it takes an hour cold on 2 cores): tooling/matrix.py says what it runs.
 matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sanity, unit, site scenario at both ends
-	@tests/testbed/build-node-image
 	python tooling/matrix.py $(if $(VERSIONS),--versions $(VERSIONS)) $(if $(CHECKS),--checks $(CHECKS))
 
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).

@@ -155,10 +155,13 @@ def main():
             row[check] = "%s %s" % (verdict, duration(time.monotonic() - started))
         table.append(row)
     print_table(table, checks)
+    cells = [row[check] for row in table for check in checks]
     failed = [row["version"] for row in table if any(row[check].startswith("FAIL") for check in checks)]
     if failed:
-        sys.exit("matrix: failures on ansible-core %s" % ", ".join(failed))
-    print("matrix: every cell that ran passed")
+        print("failures on ansible-core %s (each cell's log: .cache/matrix/<line>/<check>.log)" % ", ".join(failed))
+    print("matrix: %d passed, %d failed" % (sum(cell.startswith("pass") for cell in cells),
+                                            sum(cell.startswith("FAIL") for cell in cells)))
+    sys.exit(1 if failed else 0)
 
 
 def duration(seconds):
