@@ -31,3 +31,5 @@ html_theme_options = {
     "show_rtd_ethical_ads": False,
     "show_extranav": False,
 }
+html_static_path = ["_static"]
+html_css_files = ["aistack.css"]
