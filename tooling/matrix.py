@@ -107,7 +107,7 @@ def check_unit(minor, python_version, bin_dir, log):
 
 def check_site(minor, python_version, bin_dir, log):
     run([os.path.join(REPO, "tests", "testbed", "build-node-image")], log, env=environment(bin_dir))
-    # Named, since molecule before 26 looks for it only where .git is a folder (not in a git worktree).
+    # Named, so that no molecule version has to find it (molecule 25 did not in a git worktree).
     base_config = os.path.join(REPO, ".config", "molecule", "config.yml")
     # The conda test bed repackages the Python it runs on as its python 3.11: the .venv's.
     env = dict(environment(bin_dir), AISTACK_TESTBED_PYTHON=os.path.join(REPO, ".venv", "bin", "python"))

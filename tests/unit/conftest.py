@@ -71,26 +71,12 @@ def read_public(name):
 
 def run_module(module, args, capsys):
     """Run ``module.main()`` with ``args``; return its exit code and the JSON it printed."""
-    with _module_args(args):
+    from ansible.module_utils.testing import patch_module_args
+
+    with patch_module_args(args):
         with pytest.raises(SystemExit) as exited:
             module.main()
     return exited.value.code, json.loads(capsys.readouterr().out)
-
-
-def _module_args(args):
-    """ansible-core's own way to feed a module its arguments (2.19 on); before 2.19 (`make matrix`
-    runs the unit tests down to the oldest supported line) AnsibleModule read them from
-    ``basic._ANSIBLE_ARGS``, which is what ansible-core's own tests of that time set."""
-    try:
-        from ansible.module_utils.testing import patch_module_args
-    except ImportError:
-        from unittest import mock
-
-        from ansible.module_utils import basic
-        from ansible.module_utils.common.text.converters import to_bytes
-
-        return mock.patch.object(basic, "_ANSIBLE_ARGS", to_bytes(json.dumps({"ANSIBLE_MODULE_ARGS": args})))
-    return patch_module_args(args)
 
 
 # Fake sysfs trees for the NUMA tests.

@@ -7,9 +7,6 @@ the parser is proven on the real APEX tree by the GPU molecule scenario, where t
 real setup.py from the downloaded archive.
 """
 
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
-
 import json
 import os
 

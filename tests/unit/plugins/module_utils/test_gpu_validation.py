@@ -1,8 +1,5 @@
 """The GPU acceptance gate, fed with the figures recorded on the project's H200."""
 
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
-
 import copy
 
 import pytest

@@ -1,5 +1,4 @@
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
+
 
 from conftest import run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import free_space

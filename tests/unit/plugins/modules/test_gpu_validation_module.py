@@ -4,9 +4,6 @@ Moved from the retired gpu_validation_gate / gpu_validation_input_problems filte
 verdicts on recorded H200 figures are tested on module_utils.gpu_validation itself).
 """
 
-from __future__ import (absolute_import, division, print_function)
-__metaclass__ = type
-
 from conftest import run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_validation
 
