@@ -15,10 +15,11 @@ export NO_COLOR := 1
 
 SETUP_DONE := .cache/.setup-done
 SANITY_TREE := $(CURDIR)/.cache/sanity/ansible_collections/aistack/gpu_node
+BUILT_TARBALL = .cache/build/aistack-gpu_node-$(shell sed -n 's/^version: //p' galaxy.yml).tar.gz
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
 .PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
-	wheelhouse gpu-carry test-gpu drift bench
+	wheelhouse gpu-carry test-gpu drift bench matrix docs galaxy
 
 help: ## this list: every target, one line each
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' Makefile
@@ -44,11 +45,11 @@ check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
 	ansible-playbook site.yml --check --diff $(ARGS)
 
-test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, molecule
-	@$(MAKE) --no-print-directory lint sanity unit integration molecule
+test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule
+	@$(MAKE) --no-print-directory lint sanity unit integration galaxy molecule
 	@echo "==> all tests passed"
 
-lint: $(SETUP_DONE) ## yamllint, ansible-lint (production profile), changelog lint, role READMEs vs argument specs
+lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs argument specs, docs lint and docsite build
 	@echo "==> yamllint"
 	yamllint --strict .
 	@echo "==> ansible-lint (production profile)"
@@ -56,24 +57,17 @@ lint: $(SETUP_DONE) ## yamllint, ansible-lint (production profile), changelog li
 	@$(MAKE) --no-print-directory changelog-lint
 	@echo "==> role READMEs against meta/argument_specs.yml"
 	python tooling/role_docs.py --check
+	@tooling/docs --lint
+
+docs: $(SETUP_DONE) ## the docsite (antsibull-docs: every module, filter, role) into .cache/docs/html, no warnings
+	@tooling/docs
 
 changelog-lint: $(SETUP_DONE) ## antsibull-changelog lint of changelogs/
 	@echo "==> antsibull-changelog lint"
 	antsibull-changelog lint
 
-sanity: $(SETUP_DONE) ## ansible-test sanity in an assembled collection tree
-	@echo "==> ansible-test sanity in an assembled $(SANITY_TREE)"
-	rm -rf $(SANITY_TREE) && mkdir -p $(SANITY_TREE)
-	git ls-files -co --exclude-standard -z | rsync -a --from0 --files-from=- ./ $(SANITY_TREE)/
-	@pip_version=$$(python -c 'import types; from ansible_test._internal.python_requirements import get_venv_packages; \
-	  print(get_venv_packages(types.SimpleNamespace(version="3.11"))["pip"])'); \
-	cached=$$HOME/.ansible/test/cache/get_pip_$${pip_version//./_}.py; \
-	if ! grep -qs 'pip' "$$cached" && ! curl -fsS --max-time 10 -o "$$cached" \
-	     https://ci-files.testing.ansible.com/ansible-test/get-pip-$$pip_version.py 2>/dev/null; then \
-	  echo "==> ansible-test's pip bootstrap is unreachable: using tooling/ansible_test_get_pip.py"; \
-	  mkdir -p "$$(dirname "$$cached")" && cp tooling/ansible_test_get_pip.py "$$cached"; fi
-	cd $(SANITY_TREE) && git init -q && git add -A && \
-	  ansible-test sanity --python 3.11 --requirements --color no $(ARGS)
+sanity: $(SETUP_DONE) ## ansible-test sanity (ansible-core 2.19, Python 3.11) in an assembled collection tree
+	tooling/sanity $(SANITY_TREE) 3.11 $(ARGS)
 
 unit: $(SETUP_DONE) ## pytest unit tests with coverage (fails under 90%)
 	@echo "==> pytest unit tests"
@@ -94,6 +88,14 @@ molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on 
 
 build: $(SETUP_DONE) ## build the collection tarball into .cache/build
 	ansible-galaxy collection build --force --output-path .cache/build
+
+galaxy: build ## galaxy-importer (Galaxy's own import checks) on the built tarball
+	@echo "==> galaxy-importer on $(BUILT_TARBALL)"
+	cd .cache/build && "$$(../../tooling/tool-venv galaxy-importer)/python" -m galaxy_importer.main $(notdir $(BUILT_TARBALL))
+
+# Not in `make test` (it takes an hour cold on 2 cores): tooling/matrix.py says what it runs.
+matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sanity, unit, site scenario at both ends
+	python tooling/matrix.py $(if $(VERSIONS),--versions $(VERSIONS)) $(if $(CHECKS),--checks $(CHECKS))
 
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).
 wheelhouse: $(SETUP_DONE) ## Python 3.12 wheels an air-gapped GPU host needs for make test-gpu (DIR=...)

@@ -26,6 +26,8 @@ MARKUP = re.compile(r"(?<![A-Za-z0-9_])(RV|[COVEMPIBUL])\(((?:\\.|[^\\)])*)\)|HO
 def _plugin_link(fqcn, plugin_type=None):
     """A Markdown link from roles/<role>/README.md to the documentation of a plugin of this collection."""
     namespace, name = fqcn.rpartition(".")[::2]
+    if namespace == "aistack.gpu_node" and plugin_type == "role" and (ROOT / "roles" / name).is_dir():
+        return "[`%s`](../%s/README.md)" % (fqcn, name)
     if namespace == "aistack.gpu_node":
         for candidate in ([plugin_type] if plugin_type else ["modules", "filter"]):
             folder = {"module": "modules"}.get(candidate, candidate)
@@ -115,6 +117,10 @@ def render(readme_text, specs, role):
     return head + section(specs) + tail
 
 
+def _templated(value):
+    return isinstance(value, str) and "{{" in value
+
+
 def default_mismatches(role_dir, specs):
     """Differences between defaults/main.yml (loaded for every entry point) and the argument specs' defaults."""
     defaults_file = role_dir / "defaults" / "main.yml"
@@ -124,6 +130,10 @@ def default_mismatches(role_dir, specs):
         options = specs["argument_specs"][entry_point].get("options", {})
         specced |= set(options)
         for name in sorted(n for n, o in options.items() if "default" in o or n in defaults):
+            # A templated default (another role's published fact) lives in defaults/main.yml only:
+            # an argument spec's default must be a value of the option's type.
+            if "default" not in options[name] and _templated(defaults.get(name)):
+                continue
             if options[name].get("default") != defaults.get(name):
                 problems.append("%s: %s defaults to %r in defaults/main.yml but %r in meta/argument_specs.yml (%s)"
                                 % (role_dir.name, name, defaults.get(name), options[name].get("default"), entry_point))

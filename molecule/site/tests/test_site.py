@@ -10,13 +10,15 @@ again.
 
 import json
 import os
+import sys
 import subprocess
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 NODE = "aistack-site-1"
 EPHEMERAL = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
 INVENTORY = os.path.join(EPHEMERAL, "inventory")
-VENV_BIN = os.path.join(REPO_ROOT, ".venv", "bin")
+# The tooling this verifier runs under (the .venv, or a `make matrix` line's venv).
+VENV_BIN = os.path.dirname(sys.executable)
 # The scenario's group_vars read the sources from there (molecule.yml sets it for its own runs).
 os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
 
