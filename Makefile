@@ -45,8 +45,9 @@ check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
 	ansible-playbook site.yml --check --diff $(ARGS)
 
-test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule
+test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity and unit
 	@$(MAKE) --no-print-directory lint sanity unit integration galaxy molecule
+	@$(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit
 	@echo "==> all tests passed"
 
 lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs argument specs, docs lint and docsite build
