@@ -15,7 +15,7 @@ description:
   - The decisions of the P(aistack.gpu_node.miniconda#role) role. Read-only, it never changes the node.
   - Chooses the installer (file name, URL, sha256 and where that checksum comes from) from the role's checksum table,
     the flavor, the version and the node's architecture.
-  - Reads the prefix, its completion marker and whether its C(bin/conda) runs, and returns what the prefix needs:
+  - Reads the prefix, its completion marker and whether its C(bin/conda) runs, and returns what the prefix needs,
     C(none), C(install), C(repair), C(upgrade) or C(refuse), with the reason.
 author: aistack.gpu_node contributors (@aistack)
 options:
