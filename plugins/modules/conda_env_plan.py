@@ -88,10 +88,13 @@ options:
 attributes:
   action:
     support: full
+    description: Runs on the controller as an action plugin; the node is not contacted.
   async:
     support: none
+    description: Not asynchronous.
   bypass_host_loop:
     support: none
+    description: Runs once per host.
   check_mode:
     support: full
     description: Read-only; runs the same way in check mode.
@@ -101,6 +104,7 @@ attributes:
   platform:
     support: full
     platforms: posix
+    description: Any controller; the decisions do not depend on the node's platform.
 notes:
   - A refusal fails the task with every message, each naming the env's file or its place in C(conda_env_envs).
 seealso:

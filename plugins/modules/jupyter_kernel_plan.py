@@ -52,10 +52,13 @@ options:
 attributes:
   action:
     support: full
+    description: Runs on the controller as an action plugin; the node is not contacted.
   async:
     support: none
+    description: Not asynchronous.
   bypass_host_loop:
     support: none
+    description: Runs once per host.
   check_mode:
     support: full
     description: Read-only; runs the same way in check mode.
@@ -65,6 +68,7 @@ attributes:
   platform:
     support: full
     platforms: posix
+    description: Any controller; the decisions do not depend on the node's platform.
 seealso:
   - module: aistack.gpu_node.jupyter_kernelspec
 '''

@@ -62,6 +62,7 @@ attributes:
   platform:
     support: full
     platforms: posix
+    description: Linux nodes; the installers the table knows are for Linux.
 notes:
   - A bad flavor, version, architecture or checksum fails the module with a message naming the variable.
 '''

@@ -17,6 +17,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer i
     installer_version_tuple,
 )
 
+
 @pytest.fixture(scope="module")
 def table():
     """The role's own checksum table, so the tests see what the role ships."""
