@@ -111,6 +111,20 @@ def requested_blas(conda_specs, declared=None, source='spec', key='blas'):
     return None, None
 
 
+def blas_problems(spec, blas=None, where='env'):
+    """What is wrong with the BLAS an env asks for (``where.blas`` and the spec's selectors): a list
+    of messages naming ``where``, empty when nothing is."""
+    dependencies = spec.get('dependencies') if isinstance(spec, dict) else None
+    conda_specs = [d for d in dependencies or [] if isinstance(d, str) and d.strip()]
+    try:
+        requested_blas(conda_specs, blas, source=where, key='%s.blas' % where)
+    except CondaEnvError as error:
+        return [str(error)]
+    except ValueError as error:  # a dependency that is no match spec: the environment check names it
+        return ['%s: dependency %s is not a conda match spec' % (where, error)]
+    return []
+
+
 def mapped_libraries(maps):
     """Paths of the shared objects mapped in a process, from the text of ``/proc/<pid>/maps``."""
     paths = set()

@@ -351,6 +351,64 @@ def target_env(envs, name='', prefix=''):
             'chosen_by': chosen_by}
 
 
+def environment_problems(spec, where, driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX,
+                         gpu_present=None):
+    """What the conda_env module would refuse in a declared environment (its structure, the
+    PyTorch-channel lint, a torch CUDA variant the driver cannot run): a list of messages naming
+    ``where``, empty when nothing is."""
+    try:
+        normalize_environment(spec, source=where, driver_version=driver_version or None, torch_variant=torch_variant,
+                              torch_index=(torch_index or PYTORCH_WHEEL_INDEX).rstrip('/') + '/', gpu_present=gpu_present)
+    except CondaEnvError as error:
+        message = str(error)
+        return [message if message.startswith(where) else '%s: %s' % (where, message)]
+    return []
+
+
+def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_variant='auto', torch_index=None):
+    """The role's ``conda_env_envs`` checked before the first env changes: ``(declared, refusals)``.
+    ``declared`` is each entry with its ``spec`` (an env's ``file`` read by ``load_file(path)``, which
+    raises CondaEnvError for a file it cannot read); ``refusals`` one message per env at fault (its
+    structure, the PyTorch-channel lint, a torch variant the driver cannot run), or when none is,
+    per env whose BLAS request is wrong. A file that cannot be read raises CondaEnvError at once."""
+    # conda_blas builds on this file, so it is imported here rather than at the top.
+    from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
+    declared = [dict(entry, spec=load_file(entry['file']) if 'file' in entry else entry.get('spec', {})) for entry in envs]
+    refusals = []
+    for index, entry in enumerate(declared):
+        where = entry.get('file', 'conda_env_envs[%d].spec' % index)
+        if entry.get('state', 'present') == 'present':
+            problems = environment_problems(entry['spec'], where, driver_version, entry.get('torch_cuda_variant', torch_variant),
+                                            torch_index, gpu_present)
+        elif 'file' in entry:  # the file is checked even for an env to remove
+            problems = environment_problems(entry['spec'], where)
+        else:
+            problems = []
+        if problems:
+            refusals.append('; '.join(problems))
+    if not refusals:
+        refusals = ['; '.join(problems) for problems in
+                    (blas_problems(entry['spec'], entry.get('blas'), 'conda_env_envs[%d]' % index) for index, entry in enumerate(declared))
+                    if problems]
+    return declared, refusals
+
+
+def published(declared, conda_prefix, lock_dir=None, results=None, env_name='', env_prefix=''):
+    """conda_env's result facts: ``{info: {name: {...}}, target: {...} or None}`` (published_envs,
+    target_env). Raises CondaEnvError naming the variable at fault."""
+    envs = published_envs(declared or [], conda_prefix, lock_dir or None, results or [])
+    return {'info': envs, 'target': target_env(envs, env_name or '', env_prefix or '')}
+
+
+def lock_mismatch(env, lock_text, listing):
+    """Why the lock written beside a converged env (``env``: its conda_env_info entry) is not valid
+    for what ``conda list --explicit --md5`` lists now; None when it is. Packages only: the header
+    names the conda version, which an upgrade of conda changes without changing the env."""
+    if explicit_entries(lock_text) == explicit_entries(listing) and sha256_text(lock_text) == env['lock']['sha256']:
+        return None
+    return 'the lock %s does not match env %s; run the role again' % (env['lock']['explicit'], env['prefix'])
+
+
 def parse_json(stdout, command):
     """The JSON object or list conda printed. Progress or pip text may come first, so the JSON is
     the first line-start ``{`` or ``[`` from which the rest of the output parses."""

@@ -209,6 +209,23 @@ def build_condarc(primary, channels, distribution, default_channels=None, custom
     return condarc
 
 
+def condarcs_for(mirrors, channels, distribution, **options):
+    """The .condarc of each candidate mirror (build_condarc), in the order given; the policy does not
+    depend on the mirror, so an error is the same for each. Raises MirrorError."""
+    return [build_condarc(mirror, list(channels or []), distribution, **options) for mirror in mirrors]
+
+
+def loaded_config_sound(sources, system_file, condarc, distribution):
+    """``(sound, problems)`` of what conda loads (``sources``: ``[{source, settings}]``, parsed
+    ``conda config --show-sources``): sound when ``system_file`` is loaded with ``condarc``'s mirror
+    and channels and no source breaks the channel policy; ``problems`` names those that do."""
+    problems = ['a loaded source: %s' % problem for source in sources for problem in policy_problems(source['settings'], distribution)]
+    system = next((source['settings'] for source in sources if source['source'] == system_file), None)
+    sound = (system is not None and system.get('channel_alias', '') == condarc.get('channel_alias')
+             and system.get('channels', []) == condarc.get('channels') and not problems)
+    return sound, problems
+
+
 def _channel_base(condarc, channel):
     """The mirror root conda would fetch ``channel`` from."""
     if channel.startswith(SCHEMES):

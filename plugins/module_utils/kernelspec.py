@@ -14,7 +14,7 @@ import os
 import pwd
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_env import env_name_from_prefix
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_env import NODEFAULTS, env_name_from_prefix
 
 KERNEL_FILE = 'kernel.json'
 CONNECTION_FILE_PLACEHOLDER = '{connection_file}'
@@ -58,6 +58,33 @@ def default_name(prefix, target=None):
         name = env_name_from_prefix(prefix) or 'aistack'
     name = re.sub(r'[^a-z0-9._-]', '-', name.lower())
     return name + '-env' if name in _NAMES_TAKEN_BY_JUPYTER else name
+
+
+def display_name_for(name, prefix):
+    """The name Jupyter's launcher shows for kernel ``name`` running in the env at ``prefix``."""
+    return 'Python (%s, %s)' % (name, prefix)
+
+
+def conda_install_argv(packages, prefix, channels=None, conda='conda'):
+    """argv of ``conda install`` into ``prefix`` from exactly ``channels``.
+
+    ``nodefaults`` is a marker of environment.yml files, not a channel: conda fails on it, so it
+    is dropped, and ``--override-channels`` keeps the ``defaults`` channels (and their terms of
+    service) out whatever .condarc says. Raises KernelspecError naming the bad input.
+    """
+    if isinstance(packages, str):
+        packages = [packages]
+    if not packages or not all(isinstance(name, str) and name for name in packages):
+        raise KernelspecError('packages must be a non-empty list of package specs, got %r' % (packages,))
+    if not isinstance(prefix, str) or not prefix.startswith('/'):
+        raise KernelspecError('prefix must be an absolute path, got %r' % (prefix,))
+    argv = [conda, 'install', '--prefix', prefix, '--yes', '--json']
+    wanted = [channel for channel in (channels or []) if channel != NODEFAULTS]
+    if wanted:
+        argv.append('--override-channels')
+        for channel in wanted:
+            argv.extend(['--channel', channel])
+    return argv + list(packages)
 
 
 def validate_argv(argv):

@@ -121,3 +121,17 @@ def h200_host(root):
     path, _class, numa, cpulist = read_h200("sysfs-gpu-numa.txt").split()
     make_host(root, {0: node_cpulist},
               gpus=[(os.path.basename(path), int(numa.split("=")[1]), cpulist.split("=")[1])])
+
+
+def run_action(action_class, args, search_path, check_mode=False):
+    """Run an action plugin of the collection on the controller with ``args``; files are looked up
+    under ``search_path`` (its ``files/`` folder, like a role's)."""
+    from unittest import mock
+
+    from ansible.parsing.dataloader import DataLoader
+    from ansible.playbook.play_context import PlayContext
+
+    task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action=action_class.__module__)
+    task.get_search_path.return_value = [str(search_path)]
+    action = action_class(task, mock.MagicMock(), PlayContext(), DataLoader(), mock.MagicMock(), mock.MagicMock())
+    return action.run(task_vars={})

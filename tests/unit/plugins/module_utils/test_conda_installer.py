@@ -9,17 +9,13 @@ import os
 
 import pytest
 import yaml
-from ansible.errors import AnsibleFilterError
 
 from conftest import REPO_ROOT
-from ansible_collections.aistack.gpu_node.plugins.filter.conda_installer import FilterModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
     choose_installer,
     install_action,
     installer_version_tuple,
 )
-
-FILTERS = FilterModule().filters()
 
 
 @pytest.fixture(scope="module")
@@ -27,13 +23,6 @@ def table():
     """The role's own checksum table, so the tests see what the role ships."""
     with open(os.path.join(REPO_ROOT, "roles", "miniconda", "vars", "main.yml")) as handle:
         return yaml.safe_load(handle)["__miniconda_installers"]
-
-
-def test_every_filter_has_a_doc_file():
-    for name in FILTERS:
-        with open(os.path.join(REPO_ROOT, "plugins", "filter", name + ".yml")) as handle:
-            doc = yaml.safe_load(handle)
-        assert doc["DOCUMENTATION"]["name"] == name and doc["EXAMPLES"] and doc["RETURN"]
 
 
 @pytest.mark.parametrize("version, expected", [
@@ -138,12 +127,3 @@ def test_downgrade_only_when_allowed():
     marker = {"flavor": "miniconda", "version": "26.7.1-0"}
     assert "miniconda_allow_downgrade" in install_action(DESIRED, True, marker, True)["reason"]
     assert install_action(DESIRED, True, marker, True, allow_downgrade=True)["action"] == "upgrade"
-
-
-def test_filters_wrap_errors(table):
-    assert FILTERS["conda_installer"](table, "miniforge", "", "x86_64")["version"] == "25.3.0-3"
-    with pytest.raises(AnsibleFilterError, match="conda_installer: "):
-        FILTERS["conda_installer"](table, "miniconda", "0.0.1-0", "x86_64")
-    assert FILTERS["conda_install_action"](DESIRED, False, None, False)["action"] == "install"
-    with pytest.raises(AnsibleFilterError, match="conda_install_action: "):
-        FILTERS["conda_install_action"](DESIRED, True, {"flavor": "miniconda", "version": "bad"}, True)

@@ -166,3 +166,36 @@ def test_show_sources_sections():
                                            ('/root/.condarc', 'solver: classic\n'), ('envvars', 'offlinE: True\n')]
     assert cm.parse_show_sources('') == []
     assert cm.repodata_url('http://m', '/conda-forge/', 'noarch') == 'http://m/conda-forge/noarch/repodata.json'
+
+
+@pytest.mark.parametrize('value, found', [
+    (['https://mirror.example.com/conda'], False),
+    (['https://mirror.example.com/t/tk-1234/conda'], True),
+    ({'private': 'https://conda.example.com/t/abc'}, True),
+    (['conda-forge', 'https://repo.example.com/t/tk-9/private-channel'], True),
+    ({'https': 'http://ops:s3cret@proxy.example.com:3128'}, True),
+    ({'https': 'http://proxy.example.com:3128'}, False),
+    ({'remote_read_timeout_secs': 60, 'ssl_verify': '/etc/ssl/ca.pem'}, False),
+    ([{'channel_alias': 'https://user:pw@mirror.example.com'}], True),
+])
+def test_credentials_are_found_wherever_they_ride(value, found):
+    assert cm.has_credentials(value) is found
+
+
+def test_a_condarc_for_each_candidate_mirror():
+    condarcs = cm.condarcs_for(['http://a', 'http://b/'], ['conda-forge'], 'miniforge', solver='classic')
+    assert [c['channel_alias'] for c in condarcs] == ['http://a', 'http://b'] and condarcs[0]['solver'] == 'classic'
+    with pytest.raises(cm.MirrorError, match='Miniforge takes no "defaults"'):
+        cm.condarcs_for(['http://a'], ['defaults'], 'miniforge')
+
+
+def test_loaded_config_of_real_conda():
+    settings = yaml.safe_load(cm.parse_show_sources(read_conda('conda-config-show-sources.txt'))[0][1])
+    sources = [{'source': '/home/ml/.condarc', 'settings': settings}]
+    condarc = {'channel_alias': settings['channel_alias'], 'channels': settings.get('channels', [])}
+    assert cm.loaded_config_sound(sources, '/home/ml/.condarc', condarc, 'miniconda') == (True, [])
+    # That recorded .condarc sets default_channels: fine for Miniconda, a stray "defaults" for Miniforge.
+    sound, problems = cm.loaded_config_sound(sources, '/home/ml/.condarc', condarc, 'miniforge')
+    assert not sound and problems[0].startswith('a loaded source: Miniforge takes no "defaults"')
+    assert cm.loaded_config_sound(sources, '/opt/conda/.condarc', condarc, 'miniconda') == (False, [])
+    assert not cm.loaded_config_sound(sources, '/home/ml/.condarc', dict(condarc, channel_alias='http://other'), 'miniconda')[0]

@@ -163,3 +163,24 @@ def test_sha256_of_file_and_missing_file(tmp_path):
     assert kernelspec.sha256_of(str(tmp_path / 'logo.png')) == \
         'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
     assert kernelspec.sha256_of(str(tmp_path / 'missing.png')) is None
+
+
+def test_ipykernel_into_a_conda_env_from_conda_forge_only():
+    argv = kernelspec.conda_install_argv(["ipykernel"], "/opt/conda/envs/ml", channels=["conda-forge", "nodefaults"])
+    assert argv == ["conda", "install", "--prefix", "/opt/conda/envs/ml", "--yes", "--json",
+                    "--override-channels", "--channel", "conda-forge", "ipykernel"]
+
+
+def test_configured_channels_and_another_executable():
+    assert kernelspec.conda_install_argv("ipykernel>=6", "/opt/env", conda="/opt/conda/bin/mamba") == [
+        "/opt/conda/bin/mamba", "install", "--prefix", "/opt/env", "--yes", "--json", "ipykernel>=6"]
+
+
+@pytest.mark.parametrize("packages, prefix", [([], "/opt/env"), ([""], "/opt/env"), (["ipykernel"], "envs/ml"), (["x"], None)])
+def test_bad_install_input_is_named(packages, prefix):
+    with pytest.raises(KernelspecError, match="^(packages|prefix) "):
+        kernelspec.conda_install_argv(packages, prefix)
+
+
+def test_display_name_names_the_kernel_and_its_env():
+    assert kernelspec.display_name_for("torch", "/opt/torch/.venv") == "Python (torch, /opt/torch/.venv)"

@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The conda_env_plan module runs here, on the controller: its decisions need only the role's
+variables and its environment files, so the node is not asked anything."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import base64
+
+import yaml
+
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+
+ARGUMENT_SPEC = dict(
+    stage=dict(type='str', choices=['preflight', 'publish', 'verify'], default='preflight'),
+    envs=dict(type='list', elements='dict', default=[]),
+    driver_version=dict(type='str', default=''),
+    gpu_present=dict(type='bool'),
+    torch_cuda_variant=dict(type='str', default='auto'),
+    torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
+    conda_prefix=dict(type='str', default='/opt/conda'),
+    lock_dir=dict(type='str', default=''),
+    results=dict(type='list', elements='dict', default=[]),
+    env_name=dict(type='str', default=''),
+    env_prefix=dict(type='str', default=''),
+    locks=dict(type='list', elements='dict', default=[]),
+    listings=dict(type='list', elements='dict', default=[]),
+)
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        stage = getattr(self, '_' + args['stage'])
+        try:
+            result.update(stage(args))
+        except ce.CondaEnvError as error:
+            result.update(failed=True, msg=str(error))
+        result['changed'] = False
+        return result
+
+    def _read_environment_file(self, path):
+        """An environment file found like the file lookup finds it (the role's files/, the playbook's),
+        vault-encrypted or not."""
+        try:
+            real = self._loader.get_real_file(self._find_needle('files', path))
+        except AnsibleError as error:
+            raise ce.CondaEnvError('conda_env: %s cannot be read: %s' % (path, to_text(error)))
+        try:
+            with open(real, 'rb') as handle:
+                text = to_text(handle.read())
+        finally:
+            self._loader.cleanup_tmp_file(real)
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as error:
+            raise ce.CondaEnvError('conda_env: %s is not valid YAML: %s' % (path, error))
+
+    def _preflight(self, args):
+        declared, refusals = ce.declared_envs(args['envs'], self._read_environment_file, args['driver_version'],
+                                              args['gpu_present'], args['torch_cuda_variant'], args['torch_index'])
+        if refusals:
+            return dict(failed=True, msg=' | '.join('conda_env: %s' % refusal for refusal in refusals), refusals=refusals)
+        return dict(envs=declared)
+
+    @staticmethod
+    def _publish(args):
+        return ce.published(args['envs'], args['conda_prefix'], args['lock_dir'], args['results'], args['env_name'],
+                            args['env_prefix'])
+
+    @staticmethod
+    def _verify(args):
+        mismatches = []
+        for lock, listing in zip(args['locks'], args['listings']):
+            problem = ce.lock_mismatch(lock['item'], to_text(base64.b64decode(lock['content'])), listing['stdout'])
+            if problem:
+                mismatches.append(problem)
+        if mismatches:
+            return dict(failed=True, msg=' | '.join('conda_env: %s' % problem for problem in mismatches))
+        return {}

@@ -1,0 +1,102 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+# The module runs on the controller, as the action plugin of the same name; this file holds its documentation.
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: jupyter_kernel_plan
+short_description: Decide the kernel names and the ipykernel install of the jupyter_kernel role
+version_added: 0.1.0
+description:
+  - The decisions of the P(aistack.gpu_node.jupyter_kernel#role) role, taken on the controller from the role's
+    variables; it never reads or changes the node.
+  - Derives the kernel name when none is given (the name of O(target) when the kernel runs in it, else the env's
+    folder name, its parent's for a hidden folder such as C(.venv)), the launcher's name, and the C(conda install)
+    command that puts ipykernel into a conda env from exactly the given channels.
+author: aistack.gpu_node contributors (@aistack)
+options:
+  env_prefix:
+    description: The env the kernel runs in, C(jupyter_kernel_env_prefix).
+    type: str
+    required: true
+  target:
+    description: C(conda_env_target), the env the P(aistack.gpu_node.conda_env#role) role published.
+    type: dict
+  name:
+    description: The role's C(jupyter_kernel_name); empty derives it.
+    type: str
+    default: ''
+  display_name:
+    description: The role's C(jupyter_kernel_display_name); empty gives C(Python (<name>, <env_prefix>)).
+    type: str
+    default: ''
+  ipykernel_spec:
+    description: The role's C(jupyter_kernel_ipykernel_spec).
+    type: str
+    default: ipykernel
+  conda_channels:
+    description: The role's C(jupyter_kernel_conda_channels); C(nodefaults) is dropped, the rest override C(.condarc).
+    type: list
+    elements: str
+    default: []
+  conda_executable:
+    description: The role's C(jupyter_kernel_conda_executable).
+    type: str
+    default: conda
+attributes:
+  action:
+    support: full
+    description: Runs on the controller as an action plugin; the node is not contacted.
+  async:
+    support: none
+    description: Not asynchronous.
+  bypass_host_loop:
+    support: none
+    description: Runs once per host.
+  check_mode:
+    support: full
+    description: Read-only; runs the same way in check mode.
+  diff_mode:
+    support: none
+    description: Returns no diff.
+  platform:
+    support: full
+    platforms: posix
+    description: Any controller; the decisions do not depend on the node's platform.
+seealso:
+  - module: aistack.gpu_node.jupyter_kernelspec
+'''
+
+EXAMPLES = r'''
+- name: Decide the kernel's names and the ipykernel install
+  aistack.gpu_node.jupyter_kernel_plan:
+    env_prefix: /opt/conda/envs/train
+    target: "{{ conda_env_target }}"
+    conda_channels: [conda-forge]
+  register: kernel_plan
+'''
+
+RETURN = r'''
+name:
+  description: The kernel name.
+  returned: success
+  type: str
+  sample: train
+display_name:
+  description: The name Jupyter's launcher shows.
+  returned: success
+  type: str
+  sample: Python (train, /opt/conda/envs/train)
+conda_install_argv:
+  description: The command that installs O(ipykernel_spec) into the conda env at O(env_prefix).
+  returned: success
+  type: list
+  elements: str
+  sample: [conda, install, --prefix, /opt/conda/envs/train, --yes, --json, --override-channels, --channel, conda-forge, ipykernel]
+'''

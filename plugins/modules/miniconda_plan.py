@@ -1,0 +1,164 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: miniconda_plan
+short_description: Choose the conda installer and decide what the miniconda role does to the prefix
+version_added: 0.1.0
+description:
+  - The decisions of the P(aistack.gpu_node.miniconda#role) role. Read-only, it never changes the node.
+  - Chooses the installer (file name, URL, sha256 and where that checksum comes from) from the role's checksum table,
+    the flavor, the version and the node's architecture.
+  - Reads the prefix, its completion marker and whether its C(bin/conda) runs, and returns what the prefix needs,
+    C(none), C(install), C(repair), C(upgrade) or C(refuse), with the reason.
+author: aistack.gpu_node contributors (@aistack)
+options:
+  installers:
+    description:
+      - The role's table of vendor checksums, per flavor C(base_url), C(filename), C(default_version) and
+        C(versions) (version, then architecture, to C(sha256) and C(source)).
+    type: dict
+    required: true
+  flavor:
+    description: The role's C(miniconda_flavor).
+    type: str
+    required: true
+  version:
+    description: The role's C(miniconda_version); empty takes the flavor's pinned default.
+    type: str
+    default: ''
+  architecture:
+    description: C(ansible_facts.architecture); when omitted, the node's machine type.
+    type: str
+  sha256:
+    description: The role's C(miniconda_installer_sha256).
+    type: str
+    default: ''
+  url:
+    description: The role's C(miniconda_installer_url); empty for the vendor's URL.
+    type: str
+    default: ''
+  prefix:
+    description: The role's C(miniconda_prefix).
+    type: path
+    required: true
+  marker:
+    description: The completion marker (JSON) the role writes into the prefix after an install.
+    type: path
+    required: true
+  allow_downgrade:
+    description: The role's C(miniconda_allow_downgrade).
+    type: bool
+    default: false
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
+attributes:
+  platform:
+    support: full
+    platforms: posix
+    description: Linux nodes; the installers the table knows are for Linux.
+notes:
+  - A bad flavor, version, architecture or checksum fails the module with a message naming the variable.
+'''
+
+EXAMPLES = r'''
+- name: Choose the installer and decide what the prefix needs
+  aistack.gpu_node.miniconda_plan:
+    installers: "{{ __miniconda_installers }}"
+    flavor: miniforge
+    prefix: /opt/conda
+    marker: /opt/conda/.aistack-miniconda.json
+  register: plan
+'''
+
+RETURN = r'''
+installer:
+  description: The installer to use.
+  returned: success
+  type: dict
+  contains:
+    flavor: {description: The flavor., type: str}
+    version: {description: The installer version., type: str}
+    filename: {description: The installer's file name., type: str}
+    url: {description: Where to download it (the mirror's URL when one is given)., type: str}
+    sha256: {description: Its sha256., type: str}
+    source: {description: Where that sha256 comes from., type: str}
+  sample: {"flavor": "miniforge", "version": "25.3.0-3", "filename": "Miniforge3-25.3.0-3-Linux-x86_64.sh",
+           "url": "https://github.com/conda-forge/miniforge/releases/download/25.3.0-3/Miniforge3-25.3.0-3-Linux-x86_64.sh",
+           "sha256": "...", "source": "conda-forge release asset"}
+action:
+  description: What the prefix needs, C(none), C(install), C(repair), C(upgrade) or C(refuse).
+  returned: success
+  type: str
+  sample: install
+reason:
+  description: Why, in one line.
+  returned: success
+  type: str
+  sample: no conda prefix yet
+'''
+
+import json
+import os
+import platform
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import choose_installer, install_action
+
+
+def read_marker(path):
+    """The completion marker's mapping; None when it is missing or not JSON (an interrupted install)."""
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (IOError, OSError, ValueError):
+        return None
+
+
+def conda_runs(module, prefix):
+    conda = os.path.join(prefix, 'bin', 'conda')
+    if not os.access(conda, os.X_OK):
+        return False
+    rc, _out, _err = module.run_command([conda, '--version'])
+    return rc == 0
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            installers=dict(type='dict', required=True),
+            flavor=dict(type='str', required=True),
+            version=dict(type='str', default=''),
+            architecture=dict(type='str'),
+            sha256=dict(type='str', default=''),
+            url=dict(type='str', default=''),
+            prefix=dict(type='path', required=True),
+            marker=dict(type='path', required=True),
+            allow_downgrade=dict(type='bool', default=False),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    try:
+        installer = choose_installer(params['installers'], params['flavor'], params['version'],
+                                     params['architecture'] or platform.machine(), sha256=params['sha256'], url=params['url'])
+    except ValueError as error:
+        module.fail_json(msg='miniconda: %s' % error)
+    prefix = params['prefix']
+    exists = os.path.exists(prefix)
+    try:
+        decision = install_action(installer, exists, read_marker(params['marker']) if exists else None,
+                                  exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
+    except ValueError as error:
+        module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
+    module.exit_json(changed=False, installer=installer, **decision)
+
+
+if __name__ == '__main__':
+    main()

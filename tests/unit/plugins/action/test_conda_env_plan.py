@@ -1,0 +1,62 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The conda_env_plan action: how it finds and reads environment files, and what each stage
+returns or refuses. The decisions themselves are tested on module_utils.conda_env."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import base64
+
+from conftest import read_conda, run_action
+from ansible_collections.aistack.gpu_node.plugins.action.conda_env_plan import ActionModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+
+ENV_FILE = 'name: demo\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n    - six==1.17.0\n'
+
+
+def test_preflight_reads_the_files_from_the_search_path(tmp_path):
+    (tmp_path / 'files' / 'envs').mkdir(parents=True)
+    (tmp_path / 'files' / 'envs' / 'demo.yml').write_text(ENV_FILE)
+    result = run_action(ActionModule, dict(envs=[{'name': 'demo', 'file': 'envs/demo.yml'}], driver_version='580.159.04',
+                                           gpu_present=True), search_path=tmp_path)
+    assert not result.get('failed') and not result['changed']
+    assert result['envs'][0]['spec']['dependencies'][2] == {'pip': ['six==1.17.0']}
+
+
+def test_preflight_names_a_file_that_is_no_yaml_or_missing(tmp_path):
+    (tmp_path / 'files').mkdir()
+    (tmp_path / 'files' / 'bad.yml').write_text(u'dependencies: [python\n')
+    result = run_action(ActionModule, dict(envs=[{'name': 'x', 'file': 'bad.yml'}]), search_path=tmp_path)
+    assert result['failed'] and result['msg'].startswith('conda_env: bad.yml is not valid YAML: ')
+    result = run_action(ActionModule, dict(envs=[{'name': 'x', 'file': 'nowhere.yml'}]), search_path=tmp_path)
+    assert result['failed'] and result['msg'].startswith('conda_env: nowhere.yml cannot be read: ')
+
+
+def test_preflight_refuses_every_env_at_fault(tmp_path):
+    envs = [{'name': 'a', 'spec': {'dependencies': 'python'}}, {'name': 'b', 'spec': {'dependencies': ['python']}, 'blas': 'atlas'},
+            {'name': 'c', 'spec': {'channels': ['conda-forge'], 'dependencies': ['numpy']}}]
+    result = run_action(ActionModule, dict(envs=envs), search_path=tmp_path)
+    assert result['failed'] and result['msg'] == 'conda_env: conda_env_envs[0].spec: dependencies must be a non-empty list'
+    result = run_action(ActionModule, dict(envs=envs[1:]), search_path=tmp_path)
+    assert result['msg'] == "conda_env: conda_env_envs[0].blas is 'atlas'; expected one of openblas, mkl, blis, netlib"
+
+
+def test_publish_returns_the_facts_or_the_variable_at_fault(tmp_path):
+    result = run_action(ActionModule, dict(stage='publish', envs=[{'name': 'ml'}], conda_prefix='/opt/conda'), search_path=tmp_path)
+    assert result['target']['prefix'] == '/opt/conda/envs/ml' and result['info']['ml']['state'] == 'present'
+    result = run_action(ActionModule, dict(stage='publish', envs=[{'name': 'ml'}], env_prefix='venv'), search_path=tmp_path)
+    assert result['failed'] and result['msg'] == "aistack_env_prefix must be an absolute path, got 'venv'"
+
+
+def test_verify_names_each_lock_that_does_not_match(tmp_path):
+    listed = read_conda('conda-list-explicit-md5.txt')
+    env = {'name': 'ml', 'prefix': '/opt/conda/envs/ml', 'lock': {'explicit': '/l/ml.explicit.txt', 'sha256': ce.sha256_text(listed)}}
+    lock = {'item': env, 'content': base64.b64encode(listed.encode('utf-8')).decode('ascii')}
+    args = dict(stage='verify', locks=[lock, lock], listings=[{'stdout': listed}, {'stdout': listed + 'file:///x#0\n'}])
+    result = run_action(ActionModule, args, search_path=tmp_path)
+    assert result['failed'] and result['msg'] == ('conda_env: the lock /l/ml.explicit.txt does not match env '
+                                                  '/opt/conda/envs/ml; run the role again')
+    args['listings'] = [{'stdout': listed}] * 2
+    assert not run_action(ActionModule, args, search_path=tmp_path).get('failed')

@@ -1,0 +1,32 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The jupyter_kernel_plan action: the kernel's names and the ipykernel install into a conda env.
+The rules are tested on module_utils.kernelspec."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from conftest import run_action
+from ansible_collections.aistack.gpu_node.plugins.action.jupyter_kernel_plan import ActionModule
+
+
+def test_names_derived_from_the_env_the_kernel_runs_in(tmp_path):
+    target = {'name': 'Train', 'prefix': '/opt/conda/envs/train'}
+    result = run_action(ActionModule, dict(env_prefix='/opt/conda/envs/train', target=target, conda_channels=['conda-forge']), tmp_path)
+    assert (result['name'], result['display_name']) == ('train', 'Python (train, /opt/conda/envs/train)')
+    assert result['conda_install_argv'] == ['conda', 'install', '--prefix', '/opt/conda/envs/train', '--yes', '--json',
+                                            '--override-channels', '--channel', 'conda-forge', 'ipykernel']
+    assert not result['changed']
+    result = run_action(ActionModule, dict(env_prefix='/opt/torch/.venv', target=None), tmp_path)
+    assert result['name'] == 'torch'
+
+
+def test_given_names_are_kept(tmp_path):
+    result = run_action(ActionModule, dict(env_prefix='/opt/env', name='ml', display_name='ML'), tmp_path)
+    assert (result['name'], result['display_name']) == ('ml', 'ML')
+
+
+def test_bad_install_input_fails_naming_it(tmp_path):
+    result = run_action(ActionModule, dict(env_prefix='/opt/env', ipykernel_spec=''), tmp_path)
+    assert result['failed'] and result['msg'].startswith('jupyter_kernel: packages must be a non-empty list')
