@@ -18,3 +18,21 @@ attributes:
     support: none
     description: Returns no diff.
 '''
+
+    # Planning modules that run on the controller as an action plugin of the same name.
+    CONTROLLER_PLAN = r'''
+attributes:
+  action:
+    support: full
+    description: Runs on the controller as an action plugin; the node is not contacted.
+  async:
+    support: none
+    description: Not asynchronous.
+  bypass_host_loop:
+    support: none
+    description: Runs once per host.
+  platform:
+    support: full
+    platforms: posix
+    description: Any controller; the decisions do not depend on the node's platform.
+'''

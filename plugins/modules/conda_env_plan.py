@@ -85,26 +85,9 @@ options:
     type: list
     elements: dict
     default: []
-attributes:
-  action:
-    support: full
-    description: Runs on the controller as an action plugin; the node is not contacted.
-  async:
-    support: none
-    description: Not asynchronous.
-  bypass_host_loop:
-    support: none
-    description: Runs once per host.
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Any controller; the decisions do not depend on the node's platform.
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
+  - aistack.gpu_node.attributes.controller_plan
 notes:
   - A refusal fails the task with every message, each naming the env's file or its place in C(conda_env_envs).
 seealso:

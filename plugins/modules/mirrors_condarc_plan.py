@@ -79,26 +79,9 @@ options:
     description: The chosen mirror, as the message names it. Used by O(stage=verify).
     type: str
     default: ''
-attributes:
-  action:
-    support: full
-    description: Runs on the controller as an action plugin; the node is not contacted.
-  async:
-    support: none
-    description: Not asynchronous.
-  bypass_host_loop:
-    support: none
-    description: Runs once per host.
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Any controller; the decisions do not depend on the node's platform.
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
+  - aistack.gpu_node.attributes.controller_plan
 notes:
   - Its input and RV(condarcs) may hold a channel token or a proxy password; run it with C(no_log).
 seealso:
