@@ -50,7 +50,7 @@ test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, ga
 	@$(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit
 	@echo "==> all tests passed"
 
-lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs argument specs, docs lint and docsite build
+lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs argument specs, make help, docs naming no outside file, docs lint and docsite build
 	@echo "==> yamllint"
 	yamllint --strict .
 	@echo "==> ansible-lint (production profile)"
@@ -58,6 +58,8 @@ lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs a
 	@$(MAKE) --no-print-directory changelog-lint
 	@echo "==> role READMEs against meta/argument_specs.yml"
 	python tooling/role_docs.py --check
+	@python tooling/make_help_check.py
+	@python tooling/doc_paths_check.py
 	@tooling/docs --lint
 
 docs: $(SETUP_DONE) ## the docsite (antsibull-docs: every module, filter, role) into .cache/docs/html, no warnings

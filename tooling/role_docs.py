@@ -18,9 +18,13 @@ END = "<!-- END argument_specs -->"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-# Ansible's documentation markup, as ansible-doc reads it: C(code), O(option), V(value), E(env),
-# RV(return value), M(module), P(plugin#type), I(italic), B(bold), U(url), L(text,url).
-MARKUP = re.compile(r"(?<![A-Za-z0-9_])(RV|[COVEMPIBUL])\(((?:\\.|[^\\)])*)\)|HORIZONTALLINE")
+# Ansible's documentation markup, as ansible-doc and antsibull-docs read it: C(code), O(option),
+# V(value), E(env), RV(return value), M(module), P(plugin#type), I(italic), B(bold), U(url),
+# L(text,url). Only the semantic markup (O, V, E, RV, P) takes backslash escapes; the classic
+# markup ends at the first ")".
+MARKUP = re.compile(r"(?<![A-Za-z0-9_])(?:(RV|[OVEP])\(((?:\\.|[^\\)])*)\)|([CMIBUL])\(([^)]*)\))|HORIZONTALLINE")
+# O(aistack.gpu_node.numa_facts#module:env_prefix) names another plugin's option: shown as the option alone.
+PLUGIN_OPTION = re.compile(r"^[A-Za-z0-9_.]+#[a-z_]+:(?P<name>.+)$")
 
 
 def _plugin_link(fqcn, plugin_type=None):
@@ -44,8 +48,14 @@ def markdown(text):
     def replace(match):
         if match.group(0) == "HORIZONTALLINE":
             return "<hr>"
-        kind, body = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
-        if kind in ("C", "O", "V", "E", "RV"):
+        if match.group(1):
+            kind, body = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
+        else:
+            kind, body = match.group(3), match.group(4)
+        if kind in ("O", "RV"):
+            plugin_option = PLUGIN_OPTION.match(body)
+            return "`%s`" % (plugin_option.group("name") if plugin_option else body)
+        if kind in ("C", "V", "E"):
             return "`%s`" % body
         if kind == "M":
             return _plugin_link(body)

@@ -4,8 +4,9 @@
 
 """CUDA compatibility tables, one constant per section of the research data file.
 
-Each constant mirrors the section of ``shared/reference/cuda_compat_data.yml`` with the same
-name (upper-cased); the unit test ``test_cuda_tables.py`` compares them so they cannot drift.
+Each constant mirrors the section of the research data file (its copy in the repository:
+``tests/unit/fixtures/shared/reference/cuda_compat_data.yml``) with the same name (upper-cased);
+the unit test ``test_cuda_tables.py`` compares them so they cannot drift.
 Every entry keeps its ``status`` (primary, secondary, unconfirmed) and ``source``; the checks in
 ``cuda_checks`` never turn an ``unconfirmed`` entry into an error.
 

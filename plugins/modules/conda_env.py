@@ -280,7 +280,7 @@ not_predicted:
   returned: in check mode, when the dry-run solve could not reach the channels
   type: str
 diff:
-  description: The env's package list before and after (predicted in check mode), one C(name==version=build  (channel)) line each.
+  description: The env's package list before and after (predicted in check mode), one V(name==version=build  (channel\)) line each.
   returned: always
   type: dict
   contains:
@@ -323,7 +323,7 @@ blas:
       description: numpy's version, null when it does not import.
       type: str
     numpy_build_blas:
-      description: The BLAS numpy was built against, from C(numpy.show_config(mode='dicts')) (numpy 1.26 and later).
+      description: The BLAS numpy was built against, from C(numpy.show_config) with C(mode='dicts') (numpy 1.26 and later).
       type: dict
     problem:
       description: Why the BLAS does not match (the failure message), or null.

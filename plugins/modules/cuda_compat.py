@@ -13,7 +13,7 @@ short_description: Check that driver, CUDA toolkit, torch and GPUs fit together
 version_added: "0.1.0"
 description:
   - Probes a Python environment (venv or conda env) for torch, C(torch.version.cuda), its arch
-    list, cuDNN, C(torch.cuda.is_available()) and APEX, finds nvcc the way
+    list, cuDNN, C(torch.cuda.is_available) and APEX, finds nvcc the way
     C(torch.utils.cpp_extension) does, reads the GPUs and driver, and checks the chain.
   - "Checks: the driver runs torch's CUDA runtime (toolkit table, minor-version compatibility floors
     450.80.02 / 525.60.13 / 580, data-center forward compatibility); nvcc matches C(torch.version.cuda)

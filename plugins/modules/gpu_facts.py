@@ -120,7 +120,7 @@ ansible_facts:
               type: str
             compute_capability_from:
               description:
-                - V(driver) when reported by NVML/nvidia-smi, C(name table (<status>)) when looked up by name
+                - V(driver) when reported by NVML/nvidia-smi, V(name table (<status>\)) when looked up by name
                   (old drivers cannot report it), null when unknown.
               type: str
             memory_total_mib:

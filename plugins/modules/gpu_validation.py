@@ -17,6 +17,7 @@ description:
   - With O(results), judges the figures against the thresholds and returns the verdict in RV(gate); bad thresholds
     then fail the module, each named.
   - A node without a GPU (O(results) with status C(skipped)) is C(skipped), never passed.
+  - Always returns RV(multicast_off_env), the environment C(validate_gpu.py) measures in (its C(--env)).
 author: aistack.gpu_node contributors (@aistack)
 options:
   reference:
@@ -73,6 +74,13 @@ problems:
   type: list
   elements: str
   sample: ["gpu_validate_min_fraction.copy_gbps must be a number above 0 and at most 1.5 (a fraction of the reference figure), got 2.0"]
+multicast_off_env:
+  description:
+    - The variables that keep NVLink SHARP / multicast (NVLS) off in NCCL, torch symmetric memory and NVSHMEM, which
+      fail or hang with it on where the fabric gives no multicast objects; the role passes them to C(validate_gpu.py).
+  returned: always
+  type: dict
+  sample: {NCCL_NVLS_ENABLE: "0", TORCH_SYMM_MEM_DISABLE_MULTICAST: "1", NVSHMEM_DISABLE_NVLS: "1"}
 gate:
   description: The verdict on O(results).
   returned: when O(results) is given
@@ -102,6 +110,7 @@ gate:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
+from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
 
 
 def main():
@@ -116,10 +125,10 @@ def main():
                   params['reference'])
     problems = gpu_validation.input_problems(*thresholds)
     if params['results'] is None:
-        module.exit_json(changed=False, problems=problems)
+        module.exit_json(changed=False, problems=problems, multicast_off_env=multicast_off_env())
     if problems:
         module.fail_json(msg='gpu_validate: bad input: %s' % '; '.join(problems), problems=problems)
-    module.exit_json(changed=False, problems=problems,
+    module.exit_json(changed=False, problems=problems, multicast_off_env=multicast_off_env(),
                      gate=gpu_validation.gate(params['results'], params['reference'], params['min_fraction'],
                                               params['min_amp_samples_per_s'], params['min_allreduce_busbw_gbps']))
 

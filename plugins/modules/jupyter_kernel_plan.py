@@ -33,7 +33,7 @@ options:
     type: str
     default: ''
   display_name:
-    description: The role's C(jupyter_kernel_display_name); empty gives C(Python (<name>, <env_prefix>)).
+    description: The role's C(jupyter_kernel_display_name); empty gives V(Python (<name>, <env_prefix>\)).
     type: str
     default: ''
   ipykernel_spec:

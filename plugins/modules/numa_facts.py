@@ -20,6 +20,7 @@ description:
   - Derives, per GPU, the slice of its NUMA node's physical cores it owns and its thread count (cores of the node
     divided by the GPUs on it), and finds which OpenMP runtime (GNU, Intel, LLVM) the Python env at O(env_prefix) ships,
     which decides the affinity variables.
+  - Gives the variables that keep NVLink multicast off in a multi-GPU process (RV(ansible_facts.aistack_numa.multicast_off_env)).
   - Also reports the host-level knobs (C(kernel.numa_balancing), transparent hugepages, CPU governor) and whether this
     process can write them.
   - Returns the fact C(aistack_numa). Never changes the host.
@@ -131,6 +132,12 @@ ansible_facts:
           description: Affinity variables for that runtime (C(OMP_PROC_BIND)/C(OMP_PLACES), or C(KMP_AFFINITY) for Intel alone).
           type: dict
           sample: {OMP_PROC_BIND: close, OMP_PLACES: cores}
+        multicast_off_env:
+          description:
+            - The variables that keep NVLink SHARP / multicast (NVLS) off in NCCL, torch symmetric memory and NVSHMEM,
+              which fail or hang with it on where the fabric gives no multicast objects (VMs, containers).
+          type: dict
+          sample: {NCCL_NVLS_ENABLE: "0", TORCH_SYMM_MEM_DISABLE_MULTICAST: "1", NVSHMEM_DISABLE_NVLS: "1"}
         host:
           description: C(numa_balancing), C(thp) and C(governor), each with C(value), C(writable) and C(supported).
           type: dict
@@ -147,6 +154,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
 from ansible_collections.aistack.gpu_node.plugins.module_utils.host_tuning import read_host
+from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
 from ansible_collections.aistack.gpu_node.plugins.module_utils.numa_topology import (
     affinity_env,
     collect_topology,
@@ -190,6 +198,7 @@ def main():
         openmp=openmp,
         env=env,
         affinity_env=affinity_env(openmp["runtimes"]),
+        multicast_off_env=multicast_off_env(),
         host=read_host("/"),
     )
     module.exit_json(changed=False, ansible_facts=dict(aistack_numa=topology))

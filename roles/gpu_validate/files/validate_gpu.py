@@ -14,6 +14,11 @@ It only measures: thresholds and the pass/fail verdict are the role's (the
 
 Standalone: ``python validate_gpu.py --json out.json`` with the environment's own interpreter.
 Without a usable GPU it writes ``status: skipped`` with the reason (not a pass).
+
+``--env`` gives variables set before anything is measured, in every process started here; the role
+passes the ones that keep NVLink multicast (NVLS) off, as the ``aistack.gpu_node.gpu_validation``
+module returns them (``multicast_off_env``), and the all-reduce figures record them:
+``--env '{"NAME": "value", ...}'``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,14 +34,6 @@ import tempfile
 import time
 
 SCHEMA_VERSION = 1
-
-# NVLink multicast (NVLS) stays off wherever a process is started: the project's hosts run with
-# it disabled, and a fabric without it must not make NCCL or symmetric memory fail.
-MULTICAST_OFF_ENV = {
-    "NCCL_NVLS_ENABLE": "0",
-    "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1",
-    "NVSHMEM_DISABLE_NVLS": "1",
-}
 
 
 def parse_args(argv=None):
@@ -59,6 +56,8 @@ def parse_args(argv=None):
     parser.add_argument("--allreduce-iters", type=int, default=20)
     parser.add_argument("--allreduce-min-gpus", type=int, default=2,
                         help="run the all-reduce when at least this many GPUs are visible (1 smoke-tests it on one GPU)")
+    parser.add_argument("--env", type=_environment, default={},
+                        help='variables set in every process started here, a JSON object: {"NAME": "value"}')
     return parser.parse_args(argv)
 
 
@@ -68,6 +67,16 @@ def _bool(text):
     if text.lower() in ("0", "false", "no", "off"):
         return False
     raise argparse.ArgumentTypeError("expected true or false, got %r" % text)
+
+
+def _environment(text):
+    try:
+        variables = json.loads(text)
+    except ValueError:
+        variables = None
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise argparse.ArgumentTypeError("expected a JSON object of variable names to strings, got %r" % text)
+    return variables
 
 
 def _elapsed_ms(torch, device, work, iters, warmup):
@@ -182,11 +191,11 @@ def amp_training_step(torch, device, args):
     }
 
 
-def _allreduce_worker(rank, world_size, port, sizes, iters, out_path):
+def _allreduce_worker(rank, world_size, port, sizes, iters, out_path, env):
     import torch
     import torch.distributed as dist
 
-    os.environ.update(MULTICAST_OFF_ENV)
+    os.environ.update(env)
     os.environ.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)})
     device = torch.device("cuda", rank)
     torch.cuda.set_device(device)
@@ -227,12 +236,12 @@ def _nccl_version(torch):
 def nccl_allreduce(torch, world_size, args):
     import torch.multiprocessing as mp
 
-    os.environ.update(MULTICAST_OFF_ENV)
+    os.environ.update(args.env)
     sizes = [int(s) for s in args.allreduce_sizes.split(",") if s.strip()]
     handle, out_path = tempfile.mkstemp(prefix="aistack-allreduce-", suffix=".json")
     os.close(handle)
     try:
-        mp.spawn(_allreduce_worker, args=(world_size, _free_port(), sizes, args.allreduce_iters, out_path),
+        mp.spawn(_allreduce_worker, args=(world_size, _free_port(), sizes, args.allreduce_iters, out_path, args.env),
                  nprocs=world_size, join=True)
         with open(out_path) as result:
             figures = json.load(result)
@@ -240,7 +249,7 @@ def nccl_allreduce(torch, world_size, args):
         os.unlink(out_path)
     figures.update(status="measured", world_size=world_size, backend="nccl",
                    nccl_version=_nccl_version(torch),
-                   env=dict(MULTICAST_OFF_ENV))
+                   env=dict(args.env))
     return figures
 
 
@@ -319,7 +328,7 @@ def summary(result):
 
 def main(argv=None):
     args = parse_args(argv)
-    os.environ.update(MULTICAST_OFF_ENV)
+    os.environ.update(args.env)
     result = measure(args)
     with open(args.json_path, "w") as handle:
         json.dump(result, handle, indent=2, sort_keys=True)

@@ -12,6 +12,7 @@ import types
 
 import pytest
 from conftest import REPO_ROOT
+from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import MULTICAST_OFF_ENV
 
 SCRIPT = os.path.join(REPO_ROOT, "roles", "gpu_validate", "files", "validate_gpu.py")
 
@@ -52,13 +53,28 @@ def test_without_a_gpu_it_reports_skipped_not_passed(tmp_path, monkeypatch, caps
 
 
 def test_it_keeps_nvlink_multicast_off_in_its_environment(tmp_path, monkeypatch):
-    for name in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
+    for name in MULTICAST_OFF_ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch fails
     script = load_script()
-    assert script.main(["--json", str(tmp_path / "f.json")]) == 1
+    # As roles/gpu_validate/tasks/measure.yml passes it: the gpu_validation module's multicast_off_env, as JSON.
+    assert script.main(["--json", str(tmp_path / "f.json"), "--env=" + json.dumps(MULTICAST_OFF_ENV)]) == 1
     assert (os.environ["NCCL_NVLS_ENABLE"], os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"],
             os.environ["NVSHMEM_DISABLE_NVLS"]) == ("0", "1", "1")
+
+
+def test_the_role_passes_the_modules_multicast_off_env():
+    with open(os.path.join(REPO_ROOT, "roles", "gpu_validate", "tasks", "measure.yml")) as handle:
+        assert "- --env={{ __gpu_validate_thresholds.multicast_off_env | to_json }}" in handle.read()
+
+
+@pytest.mark.parametrize("value", ['["NCCL_NVLS_ENABLE"]', '{"NCCL_NVLS_ENABLE": 0}', "NCCL_NVLS_ENABLE=0"])
+def test_it_refuses_an_env_that_is_not_an_object_of_strings(tmp_path, capsys, value):
+    script = load_script()
+    with pytest.raises(SystemExit) as exited:
+        script.main(["--json", str(tmp_path / "f.json"), "--env", value])
+    assert exited.value.code == 2
+    assert "expected a JSON object of variable names to strings" in capsys.readouterr().err
 
 
 def test_summary_of_measured_figures():

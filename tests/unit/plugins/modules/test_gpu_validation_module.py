@@ -5,6 +5,7 @@ verdicts on recorded H200 figures are tested on module_utils.gpu_validation itse
 """
 
 from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import MULTICAST_OFF_ENV
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_validation
 
 REFERENCE = {"NVIDIA H200": {"gemm_bf16_tflops": 784, "gemm_fp16_tflops": 784, "copy_gbps": 4800, "fused_adamw_ms": 1.71}}
@@ -22,6 +23,7 @@ def test_thresholds_only_lists_no_problem_for_the_defaults(capsys):
     code, result = run_module(gpu_validation, args(), capsys)
     assert code == 0 and result["changed"] is False
     assert result["problems"] == [] and "gate" not in result
+    assert result["multicast_off_env"] == MULTICAST_OFF_ENV
 
 
 def test_thresholds_only_names_each_bad_variable(capsys):
@@ -34,6 +36,7 @@ def test_gate_passes_skipped_through(capsys):
     code, result = run_module(gpu_validation, args(results={"status": "skipped", "reason": "no GPU"}), capsys)
     assert code == 0 and result["changed"] is False
     assert result["gate"]["status"] == "skipped" and not result["gate"]["passed"]
+    assert result["multicast_off_env"] == MULTICAST_OFF_ENV
 
 
 def test_gate_refuses_bad_thresholds_naming_them(capsys):

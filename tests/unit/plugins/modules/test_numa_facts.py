@@ -9,7 +9,7 @@ import pytest
 from ansible.module_utils import basic
 
 from conftest import h200_host, read_h200, run_module, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import host_tuning, numa_topology
+from ansible_collections.aistack.gpu_node.plugins.module_utils import host_tuning, multi_gpu_env, numa_topology
 from ansible_collections.aistack.gpu_node.plugins.modules import numa_facts
 
 
@@ -49,6 +49,7 @@ def test_h200_plan_and_env(h200, capsys):
         "OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16", "OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}}]
     assert facts["session_env"] == {"OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16"}
     assert facts["affinity_env"] == {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+    assert facts["multicast_off_env"] == multi_gpu_env.MULTICAST_OFF_ENV
     # the recording's host: THP and numa_balancing files are absent from the fake tree
     assert facts["host"]["thp"]["supported"] is False and facts["host"]["governor"]["supported"] is False
 
