@@ -8,10 +8,19 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 MIB = 1024 * 1024
+
+# The virtualization types Ansible's facts give a node that is a container, not a machine.
+CONTAINER_TYPES = ("container", "docker", "podman", "lxc", "containerd", "systemd-nspawn", "openvz", "wsl")
+
+
+def is_container(virtualization_role, virtualization_type):
+    """Whether Ansible's virtualization facts describe a container (which shares its host's kernel)."""
+    return virtualization_role == "guest" and virtualization_type in CONTAINER_TYPES
 
 
 def nearest_existing(path, exists=os.path.exists):
@@ -53,7 +62,19 @@ def platform_version(facts):
     return str(facts.get('distribution_major_version', ''))
 
 
-def build_report(facts, gpu, space, supported_platforms, min_python, paths, require_systemd, container_types):
+def input_problems(min_python, paths):
+    """What the role's argument spec cannot say about its input: each problem names the variable."""
+    problems = []
+    if not re.match(r'^[0-9]+\.[0-9]+$', str(min_python)):
+        problems.append('bad input: preflight_min_python must be a version like "3.8", got %r' % (min_python,))
+    relative = [entry['path'] for entry in paths if not str(entry['path']).startswith('/')]
+    if relative:
+        problems.append('bad input: preflight_paths must be a list of {path: <absolute path>, min_free_mib: <int>}; '
+                        'not absolute: %s' % ', '.join(repr(path) for path in relative))
+    return problems
+
+
+def build_report(facts, gpu, space, supported_platforms, min_python, paths, require_systemd):
     """Report on a node from its Ansible facts, the gpu_facts and free_space results, with a list of problems."""
     problems = []
     distribution = facts.get('distribution', 'unknown')
@@ -78,7 +99,7 @@ def build_report(facts, gpu, space, supported_platforms, min_python, paths, requ
         problems.append('the service manager is %s, not systemd (preflight_require_systemd)' % service_manager)
 
     virtualization_type = facts.get('virtualization_type', '')
-    is_container = facts.get('virtualization_role') == 'guest' and virtualization_type in container_types
+    container = is_container(facts.get('virtualization_role'), virtualization_type)
 
     measured_by_path = dict((entry['path'], entry) for entry in space or [])
     checked = []
@@ -103,7 +124,7 @@ def build_report(facts, gpu, space, supported_platforms, min_python, paths, requ
         'python': {'version': python_version, 'minimum': str(min_python), 'ok': python_ok},
         'service_manager': service_manager,
         'systemd': systemd,
-        'container': {'is_container': is_container, 'type': virtualization_type if is_container else None},
+        'container': {'is_container': container, 'type': virtualization_type if container else None},
         'virtualization': {'role': facts.get('virtualization_role'), 'type': virtualization_type},
         'paths': checked,
         'gpu': {'present': bool(gpu.get('pci_devices')), 'count': len(gpu.get('pci_devices') or []),

@@ -80,9 +80,6 @@ UNPINNED = ("nvidia-persistenced",)
 # /usr/local/cuda-* does not count as a driver. rpm asks for what provides the library instead.
 OWNED_FILES = ("/usr/lib/*/libnvidia-ml.so.1", "/lib/*/libnvidia-ml.so.1", "*/nvidia-smi")
 RPM_OWNED = ("libnvidia-ml.so.1()(64bit)", "nvidia-driver-cuda")
-# Virtualization types (ansible_facts.virtualization_type of a guest) that share the host's kernel:
-# no kernel of their own to reboot into or build an initramfs for.
-CONTAINER_TYPES = ("container", "docker", "podman", "lxc", "containerd", "systemd-nspawn", "openvz", "wsl")
 # Where the node says what it is; module constants so the tests can point them at a fake tree.
 MODULES_DIR = "/lib/modules"
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
@@ -444,11 +441,6 @@ def parse_owners(text):
         if _OWNER_LINE.match(line):
             owners.add(line.split(":", 1)[0])
     return sorted(owners)
-
-
-def is_container(virtualization_role, virtualization_type):
-    """True on a guest that shares the host's kernel (``ansible_facts.virtualization_*``)."""
-    return virtualization_role == "guest" and virtualization_type in CONTAINER_TYPES
 
 
 def secure_boot_problems(state, build, mok_enrolled):

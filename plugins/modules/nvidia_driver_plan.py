@@ -290,7 +290,7 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, node_preflight, nvidia_driver
 
 SETTINGS = ("mode", "source", "branch", "version", "flavour", "precompiled", "ubuntu_server", "min_version", "takeover",
             "install_without_gpu", "refuse_eol")
@@ -367,7 +367,7 @@ def preflight(module, boot_id):
         decision["problems"] = nvidia_driver.secure_boot_problems(secure_boot, decision["plan"]["build"],
                                                                   params["secure_boot_mok_enrolled"])
     decision.update(secure_boot=secure_boot, record=record, owners=owners, kernels=kernels, boot_id=boot_id,
-                    container=nvidia_driver.is_container(params["virtualization_role"], params["virtualization_type"]))
+                    container=node_preflight.is_container(params["virtualization_role"], params["virtualization_type"]))
     return decision
 
 

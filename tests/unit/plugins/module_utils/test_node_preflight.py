@@ -8,7 +8,6 @@ from conftest import FIXTURES
 from ansible_collections.aistack.gpu_node.plugins.module_utils import node_preflight
 
 SUPPORTED = {"Ubuntu": ["22.04", "24.04"], "Debian": ["12"], "RedHat": ["8", "9"], "Rocky": ["8", "9"]}
-CONTAINER_TYPES = ["podman", "docker", "container"]
 StatVFS = namedtuple("StatVFS", "f_bavail f_frsize f_blocks")
 
 
@@ -19,7 +18,7 @@ def podman_facts():
 
 
 def report(facts, space=None, paths=None, **kwargs):
-    options = dict(supported_platforms=SUPPORTED, min_python="3.8", require_systemd=False, container_types=CONTAINER_TYPES)
+    options = dict(supported_platforms=SUPPORTED, min_python="3.8", require_systemd=False)
     options.update(kwargs)
     paths = paths if paths is not None else [{"path": "/opt", "min_free_mib": 100}]
     if space is None:
@@ -73,7 +72,7 @@ def test_unmeasured_path_is_a_problem(podman_facts):
 
 def test_gpu_summary_from_gpu_facts(podman_facts):
     gpu = {"pci_devices": [{"bus_id": "0000:00:05.0"}], "driver": {"loaded_version": None}, "state": "gpu_no_driver"}
-    result = node_preflight.build_report(podman_facts, gpu, [], SUPPORTED, "3.8", [], False, CONTAINER_TYPES)
+    result = node_preflight.build_report(podman_facts, gpu, [], SUPPORTED, "3.8", [], False)
     assert result["gpu"] == {"present": True, "count": 1, "driver_loaded": False, "state": "gpu_no_driver"}
 
 
@@ -105,3 +104,22 @@ def test_measure_paths_on_this_machine(tmp_path):
     stats = os.statvfs(str(tmp_path))
     assert abs(measured["free_mib"] - stats.f_bavail * stats.f_frsize // 2**20) < 256
     assert os.path.ismount(measured["mount"])
+
+
+@pytest.mark.parametrize("virtualization_type", sorted(node_preflight.CONTAINER_TYPES))
+def test_every_container_type_is_a_container(virtualization_type):
+    assert node_preflight.is_container("guest", virtualization_type)
+    assert not node_preflight.is_container("host", virtualization_type)
+
+
+def test_a_virtual_machine_or_unknown_node_is_not_a_container():
+    assert not node_preflight.is_container("guest", "kvm")
+    assert not node_preflight.is_container(None, None)
+
+
+def test_input_problems_name_the_variable():
+    assert node_preflight.input_problems("3.8", [{"path": "/opt"}]) == []
+    assert node_preflight.input_problems("3", [])[0].startswith('bad input: preflight_min_python must be a version like "3.8"')
+    problems = node_preflight.input_problems("3.8", [{"path": "opt/conda"}, {"path": ""}, {"path": "/var"}])
+    assert problems == ["bad input: preflight_paths must be a list of {path: <absolute path>, min_free_mib: <int>}; "
+                        "not absolute: 'opt/conda', ''"]

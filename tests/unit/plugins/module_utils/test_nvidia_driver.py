@@ -18,7 +18,6 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver imp
     dkms_checked,
     dkms_problems,
     hold_plan,
-    is_container,
     lifecycle_check,
     owner_query_argv,
     package_driver_version,
@@ -382,11 +381,6 @@ def test_owners_of_the_driver_files():
                         "dpkg-query: no path found matching pattern /lib/*/libnvidia-ml.so.1\n") == ["libnvidia-ml1", "nvidia-smi"]
     assert parse_owners("nvidia-driver-cuda\nno package provides nvidia-driver-cuda\nnvidia-driver-cuda\n") == ["nvidia-driver-cuda"]
     assert parse_owners("") == []
-
-
-def test_containers_share_the_host_kernel():
-    assert is_container("guest", "podman") and is_container("guest", "docker")
-    assert not is_container("guest", "kvm") and not is_container("host", "podman") and not is_container(None, None)
 
 
 def test_check_install_in_a_container():
