@@ -9,20 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
-    compare_versions,
-    torch_cuda_arch_list,
-    version_tuple,
-)
-
-
-def arch_list_filter(compute_capabilities, ptx=False):
-    if isinstance(compute_capabilities, (str, dict)):
-        compute_capabilities = [compute_capabilities]
-    try:
-        return torch_cuda_arch_list(compute_capabilities, ptx=ptx)
-    except (TypeError, ValueError) as exc:
-        raise AnsibleFilterError("torch_cuda_arch_list: %s" % exc)
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import compare_versions
 
 
 def driver_version_compare_filter(version, operator, other):
@@ -32,17 +19,8 @@ def driver_version_compare_filter(version, operator, other):
         raise AnsibleFilterError("driver_version_compare: %s" % exc)
 
 
-def version_tuple_filter(version):
-    try:
-        return list(version_tuple(version))
-    except ValueError as exc:
-        raise AnsibleFilterError("version_tuple: %s" % exc)
-
-
 class FilterModule(object):
     def filters(self):
         return {
-            "torch_cuda_arch_list": arch_list_filter,
             "driver_version_compare": driver_version_compare_filter,
-            "version_tuple": version_tuple_filter,
         }

@@ -334,3 +334,138 @@ def gpu_gate(gpu_state, cuda_ext, build_host, arch_list):
                "(apex_build_build_hosts) with apex_build_arch_list declared; nothing to build or install. "
                "Set apex_build_cuda_ext: false for the C++ extensions alone")
     return {"run": False, "reason": why}
+
+
+# ---------------------------------------------------------------------------
+# The role's decisions, stage by stage; aistack.gpu_node.apex_build_plan returns them.
+# ---------------------------------------------------------------------------
+
+def requested_flags(cpp_ext, cuda_ext, contrib):
+    """The setup.py flags a request names before any source is read: the core ones, then each contrib
+    extension (``APEX_XENTROPY``, ``xentropy`` or ``--xentropy``) once, lower case and sorted."""
+    named = set(re.sub(r"^-*", "--", re.sub(r"(?i)^APEX_", "", str(name)).lower()) for name in contrib or [])
+    return [flag for flag, on in zip(CORE_FLAGS, (cpp_ext, cuda_ext)) if on] + sorted(named - set(CORE_FLAGS))
+
+
+def gate_decision(version, legacy_apis, legacy_tag, tested_commit, cpp_ext, cuda_ext, contrib, gpu_state,
+                  build_host, arch_list):
+    """The version to build (the pinned one, else the legacy tag or the tested commit), the flags, whether
+    that version still has the legacy APIs (True, False or None for a commit) and the GPU gate."""
+    resolved = version or (legacy_tag if legacy_apis else tested_commit)
+    return {
+        "version": resolved,
+        "flags": requested_flags(cpp_ext, cuda_ext, contrib),
+        "legacy_apis_ref": legacy_apis_ref(resolved),
+        "gate": gpu_gate(gpu_state, cuda_ext, build_host, arch_list),
+    }
+
+
+def key_decision(probe, compat, source_type, version, archive_sha256, arch_list, cuda, flags, cache_dir, work_dir,
+                 cache_url):
+    """The wheel's cache key, its inputs and the places named after it.
+
+    ``probe`` is the environment probe's reading, ``compat`` the cuda_compat report. The arch list is
+    the user's (spaces read as ``;``), else the one cuda_compat derived from the GPUs; builds that
+    compile CUDA key on it and on torch's CUDA (nvcc must match it), C++-only ones do not.
+    """
+    torch_info = compat.get("torch") or {}
+    arch = (arch_list or "").replace(" ", ";") if arch_list else compat.get("torch_cuda_arch_list", "")
+    inputs = {
+        "apex_source": version if source_type == "git" else "%s archive sha256:%s" % (version, archive_sha256),
+        "torch_version": torch_info.get("version"),
+        "torch_cuda": torch_info.get("cuda"),
+        "torch_cuda_version": torch_info.get("cuda") if cuda else None,
+        "python_tag": probe["python_tag"],
+        "platform": probe["platform"],
+        "arch_list": arch if cuda else None,
+        "flags": flags,
+    }
+    key = cache_key(inputs)
+    return {
+        "arch_list": arch,
+        "key_inputs": inputs,
+        "key": key,
+        "entry": "%s/%s" % (cache_dir, key),
+        "tree_root": "%s/%s" % (work_dir, key),
+        "url_entry": "%s/%s" % (re.sub(r"/+$", "", cache_url), key) if cache_url else "",
+    }
+
+
+def marker_states(key, texts):
+    """Each place's marker text (``{"node": str, ...}``) read for ``key`` with cache_entry()."""
+    return dict((place, cache_entry(text, key)) for place, text in texts.items())
+
+
+def action_decision(markers, node_wheel_sha256, installed_wheel_sha256, is_builder, force_rebuild,
+                    controller_cache, url_upload):
+    """What this host does: ``build``, ``install`` or ``none`` (the verified wheel is installed).
+
+    The node's own entry counts only when its wheel still has the marker's sha256. The builder builds
+    when forced or when no place has an entry; a host whose node entry is installed does nothing;
+    every other host installs. A builder that keeps its entry hands it on to the controller cache
+    and the URL that lack it (a publish killed midway).
+    """
+    node = markers["node"]["entry"]
+    node_entry = node if node is not None and node_wheel_sha256 == node["wheel_sha256"] else None
+    controller_has_entry = markers["controller"]["entry"] is not None
+    url_has_entry = markers["url"]["entry"] is not None
+    if is_builder and (force_rebuild or (node_entry is None and not controller_has_entry and not url_has_entry)):
+        action = "build"
+    elif node_entry is not None and not force_rebuild and node_entry["wheel_sha256"] == installed_wheel_sha256:
+        action = "none"
+    else:
+        action = "install"
+    hands_on = is_builder and node_entry is not None and action != "build"
+    return {
+        "action": action,
+        "node_entry": node_entry,
+        "entry_source": "node" if node_entry is not None else None,
+        "controller_has_entry": controller_has_entry,
+        "url_has_entry": url_has_entry,
+        "share_pending": hands_on and controller_cache and not controller_has_entry,
+        "publish_pending": hands_on and url_upload and not url_has_entry,
+    }
+
+
+def preflight_blockers(action, compat, cuda_ext, arch_list, probe, overrides, mib_per_job):
+    """What stops a build before its source is read: the CUDA chain and tools (each ``{"message", "fix"}``)
+    and a parallelism set by hand that cannot fit the memory (a message or None). Nothing when this
+    host does not build."""
+    if action != "build":
+        return {"blockers": [], "overrides_problem": None}
+    return {
+        "blockers": build_blockers({"needs_nvcc": cuda_ext}, compat, cuda_ext and not arch_list, probe["build_tools"]),
+        "overrides_problem": overrides_memory_problem(overrides, probe["memory_available_mib"], cuda_ext, mib_per_job),
+    }
+
+
+def source_decision(setup_py, cpp_ext, cuda_ext, contrib, probe, compat, cuda_home, arch_list, mib_per_job, overrides):
+    """The build of this setup.py: its plan, settings sized for the node, and the blockers of the plan's
+    own CUDA needs (contrib extensions may need nvcc without apex_build_cuda_ext). ``cuda_home`` counts
+    only when cuda_compat found nvcc there. Raises ValueError for a request the source cannot build."""
+    try:
+        plan = build_plan(parse_setup_py(setup_py), cpp_ext, cuda_ext, contrib)
+    except ValueError as exc:
+        raise ValueError("apex_build_plan: %s" % exc)
+    home = cuda_home if (compat.get("nvcc") or {}).get("present") else ""
+    try:
+        settings = build_settings(plan, probe["cpus"], probe["memory_available_mib"], home, arch_list, mib_per_job, overrides)
+    except ValueError as exc:
+        raise ValueError("apex_build_settings: %s" % exc)
+    return {"plan": plan, "settings": settings,
+            "blockers": build_blockers(plan, compat, plan["needs_nvcc"] and not arch_list, probe["build_tools"])}
+
+
+def entry_decision(key, shared_marker, node_entry, force_rebuild, controller_marker, url_marker):
+    """The verified entry to install from, and where it is: the node's own (re-read from a shared cache
+    folder when given, since the builder may have made it since; stale after a forced rebuild), else
+    the controller's, else the URL's. ``{"entry_meta": dict or None, "entry_source": str or None}``."""
+    if shared_marker is not None:
+        local = cache_entry(shared_marker, key)["entry"]
+    else:
+        local = node_entry if not force_rebuild else None
+    for source, entry in (("node", local), ("controller", cache_entry(controller_marker, key)["entry"]),
+                          ("url", cache_entry(url_marker, key)["entry"])):
+        if entry is not None:
+            return {"entry_meta": entry, "entry_source": source}
+    return {"entry_meta": None, "entry_source": None}

@@ -55,9 +55,9 @@ EXAMPLES = r"""
   ansible.builtin.set_fact:
     gpu_reboot_needed: "{{ ansible_facts.aistack_gpu.driver.mismatch }}"
 
-- name: TORCH_CUDA_ARCH_LIST for the GPUs of this host
+- name: Compute capabilities of the GPUs of this host
   ansible.builtin.debug:
-    msg: "{{ ansible_facts.aistack_gpu.gpus | aistack.gpu_node.torch_cuda_arch_list }}"
+    msg: "{{ ansible_facts.aistack_gpu.gpus | map(attribute='compute_capability') | list }}"
 """
 
 RETURN = r"""

@@ -24,23 +24,6 @@ def test_every_filter_has_a_doc_file():
         assert doc["DOCUMENTATION"]["name"] == name and doc["EXAMPLES"] and doc["RETURN"]
 
 
-@pytest.mark.parametrize("value, ptx, expected", [
-    (["9.0", "8.0", "9.0"], False, "8.0;9.0"),
-    (["9.0"], True, "9.0+PTX"),
-    ("8.6", False, "8.6"),
-    ({"compute_capability": "10.0"}, True, "10.0+PTX"),
-    ([{"compute_capability": "9.0"}, {"compute_capability": None}, "12.0"], False, "9.0;12.0"),
-    ([], True, ""),
-])
-def test_torch_cuda_arch_list(value, ptx, expected):
-    assert FILTERS["torch_cuda_arch_list"](value, ptx=ptx) == expected
-
-
-def test_torch_cuda_arch_list_rejects_garbage():
-    with pytest.raises(AnsibleFilterError):
-        FILTERS["torch_cuda_arch_list"](["nine"])
-
-
 @pytest.mark.parametrize("left, op, right, expected", [
     ("580.159.04", ">=", "580.65.06", True),
     ("550.135", ">", "550.54.15", True),
@@ -56,9 +39,3 @@ def test_driver_version_compare(left, op, right, expected):
 def test_driver_version_compare_errors(left, op, right):
     with pytest.raises(AnsibleFilterError):
         FILTERS["driver_version_compare"](left, op, right)
-
-
-def test_version_tuple():
-    assert FILTERS["version_tuple"]("580.159.04") == [580, 159, 4]
-    with pytest.raises(AnsibleFilterError):
-        FILTERS["version_tuple"]("2.11.0+cu130")

@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The apex_build_plan module runs here, on the controller: it decides from the role's variables and
+what the role read from the node, and reads the controller cache's marker itself."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import base64
+import json
+import os
+
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build as ab
+
+ARGUMENT_SPEC = dict(
+    stage=dict(type='str', required=True, choices=['gate', 'key', 'markers', 'action', 'source', 'entry']),
+    version=dict(type='str', default=''),
+    legacy_apis=dict(type='bool', default=False),
+    legacy_tag=dict(type='str', default=ab.LAST_TAG_WITH_LEGACY_APIS),
+    tested_commit=dict(type='str', default=''),
+    cpp_ext=dict(type='bool', default=True),
+    cuda_ext=dict(type='bool', default=True),
+    contrib_extensions=dict(type='list', elements='str', default=[]),
+    gpu_state=dict(type='str', default=''),
+    build_host=dict(type='bool', default=False),
+    arch_list=dict(type='str', default=''),
+    probe_output=dict(type='str', default=''),
+    probe=dict(type='dict'),
+    compat=dict(type='dict', default={}),
+    source_type=dict(type='str', default='git', choices=['git', 'archive']),
+    archive_sha256=dict(type='str', default=''),
+    flags=dict(type='list', elements='str', default=[]),
+    cache_dir=dict(type='str', default=''),
+    work_dir=dict(type='str', default=''),
+    cache_url=dict(type='str', default=''),
+    key=dict(type='str', default=''),
+    marker_name=dict(type='str', default='aistack-apex.json'),
+    node_marker=dict(type='dict', default={}),
+    url_marker=dict(type='dict', default={}),
+    shared_marker=dict(type='dict', default={}),
+    controller_cache_dir=dict(type='str', default=''),
+    markers=dict(type='dict', default={}),
+    node_wheel=dict(type='dict', default={}),
+    node_entry=dict(type='dict'),
+    is_builder=dict(type='bool', default=False),
+    force_rebuild=dict(type='bool', default=False),
+    cache_url_upload=dict(type='bool', default=False),
+    overrides=dict(type='dict', default={}),
+    mib_per_job=dict(type='int', default=ab.DEFAULT_MIB_PER_JOB),
+    setup_py=dict(type='dict', default={}),
+    cuda_home=dict(type='str', default=''),
+)
+
+
+def _slurped(result):
+    """The text a registered slurp read, or None when it read nothing (skipped, or no such file)."""
+    if 'content' not in result:
+        return None
+    return to_text(base64.b64decode(result['content']))
+
+
+def _url_marker_text(result):
+    """The marker a registered uri GET fetched; a 404 (or no request at all) is no marker."""
+    return to_text(result.get('content') or '') if result.get('status') == 200 else ''
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        try:
+            result.update(getattr(self, '_' + args['stage'])(args))
+        except (KeyError, TypeError, ValueError) as error:
+            result.update(failed=True, msg=to_text(error))
+        result['changed'] = False
+        return result
+
+    @staticmethod
+    def _gate(args):
+        return ab.gate_decision(args['version'], args['legacy_apis'], args['legacy_tag'], args['tested_commit'],
+                                args['cpp_ext'], args['cuda_ext'], args['contrib_extensions'], args['gpu_state'],
+                                args['build_host'], args['arch_list'])
+
+    @staticmethod
+    def _key(args):
+        try:
+            probe = json.loads(args['probe_output'])
+        except ValueError as error:
+            raise ValueError('apex_build: the environment probe printed no JSON (%s)' % error)
+        cuda = args['cuda_ext'] or len(args['contrib_extensions']) > 0
+        decision = ab.key_decision(probe, args['compat'], args['source_type'], args['version'], args['archive_sha256'],
+                                   args['arch_list'], cuda, args['flags'], args['cache_dir'], args['work_dir'],
+                                   args['cache_url'])
+        decision['probe'] = probe
+        return decision
+
+    @staticmethod
+    def _controller_marker(args):
+        """The controller cache's marker for the key; a missing one (or no controller cache) reads as none."""
+        if not args['controller_cache_dir']:
+            return ''
+        try:
+            with open(os.path.join(args['controller_cache_dir'], args['key'], args['marker_name']), 'rb') as handle:
+                return to_text(handle.read())
+        except (IOError, OSError):
+            return ''
+
+    def _markers(self, args):
+        return dict(markers=ab.marker_states(args['key'], {
+            'node': _slurped(args['node_marker']) or '',
+            'controller': self._controller_marker(args),
+            'url': _url_marker_text(args['url_marker']),
+        }))
+
+    @staticmethod
+    def _action(args):
+        probe = args['probe'] or {}
+        decision = ab.action_decision(args['markers'], args['node_wheel'].get('stat', {}).get('checksum', ''),
+                                      (probe.get('installed') or {}).get('wheel_sha256'), args['is_builder'],
+                                      args['force_rebuild'], bool(args['controller_cache_dir']), args['cache_url_upload'])
+        decision.update(ab.preflight_blockers(decision['action'], args['compat'], args['cuda_ext'], args['arch_list'],
+                                              probe, args['overrides'], args['mib_per_job']))
+        return decision
+
+    @staticmethod
+    def _source(args):
+        return ab.source_decision(_slurped(args['setup_py']) or '', args['cpp_ext'], args['cuda_ext'],
+                                  args['contrib_extensions'], args['probe'] or {}, args['compat'], args['cuda_home'],
+                                  args['arch_list'], args['mib_per_job'], args['overrides'])
+
+    def _entry(self, args):
+        return ab.entry_decision(args['key'], _slurped(args['shared_marker']), args['node_entry'], args['force_rebuild'],
+                                 self._controller_marker(args), _url_marker_text(args['url_marker']))
