@@ -112,6 +112,7 @@ def render_markdown(report, results_rel):
         out.append("| %s | %s | %s | %.1f s |" % (
             step["step"], "passed" if step["passed"] else "FAILED: " + step["why"],
             recap.get("changed", "-"), step["seconds"]))
+    out += _driver_section(host)
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
     apex = report["apex"]
@@ -150,6 +151,27 @@ def render_markdown(report, results_rel):
                                              message.replace("|", "\\|")))
     out += ["", "Raw logs and results: `%s/`." % results_rel, ""]
     return "\n".join(out)
+
+
+def _driver_section(host):
+    """The driver as nvidia_driver found it: mode, branch lifecycle, Fabric Manager; the GPUs' health."""
+    driver, health = host.get("nvidia_driver_report") or {}, host.get("health") or {}
+    if not driver and not health:
+        return []
+    out = ["", "## Driver and health", ""]
+    if driver:
+        lifecycle, fabric = driver.get("lifecycle") or {}, driver.get("fabric_manager") or {}
+        out.append("- nvidia_driver: mode **%s**, driver %s (branch %s, %s module), managed by the role: %s." % (
+            driver.get("mode"), driver.get("version"), driver.get("branch"), driver.get("flavour"),
+            "yes" if driver.get("managed") else "no"))
+        if lifecycle:
+            out.append("- Branch lifecycle: %s %s, %s until %s." % (
+                lifecycle.get("branch"), lifecycle.get("designation") or "", lifecycle.get("status"), lifecycle.get("eol")))
+        if fabric:
+            out.append("- Fabric Manager: %s." % (fabric.get("reason") or ("needed" if fabric.get("needed") else "not needed")))
+    if health:
+        out.append("- Health: %s." % (health.get("summary") or health.get("verdict")))
+    return out
 
 
 def _env_section(env):
