@@ -6,7 +6,10 @@
    benchmark). The first run does the whole job: the conda base, the default env with CPU
    torch, APEX (the stand-in tree) built into it, threads, the kernel, the manifest.
 2. tools/aistack-drift over one node, then over N nodes with N forks: time per host and the
-   ratio of the N-node run to the one-node run.
+   ratio of the N-node run to the one-node run, and the controller's CPU seconds per host (user
+   and system time of the whole process tree, podman's commands included).
+Beside each time: tasks run per host and module round-trips per host (what the podman
+connection pays for), counted by tests/bench/callback_plugins/bench_counts.py.
 
 Nodes are the test bed's image (tests/testbed/build-node-image), started like molecule's
 (molecule/resources/create.yml) and removed at the end. The inventory is the site scenario's
@@ -18,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,6 +31,9 @@ REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 IMAGE = "localhost/aistack-debian12-node:latest"
 SITE_SCENARIO = os.path.join(REPO_ROOT, "molecule", "site")
 SOURCES = os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
+CALLBACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callback_plugins")
+# The test bed's pipelining podman connection, which the site scenario's group_vars name.
+CONNECTIONS = os.path.join(REPO_ROOT, "tests", "testbed", "connection_plugins")
 
 
 def sh(args, check=True, **kwargs):
@@ -50,11 +57,11 @@ def start_nodes(names):
             time.sleep(1)
 
 
-def write_inventory(folder, names):
+def write_inventory(folder, names, host_vars=""):
     """An inventory of the nodes beside the site scenario's group_vars; the first node builds APEX."""
     os.makedirs(folder)
     os.symlink(os.path.join(SITE_SCENARIO, "group_vars"), os.path.join(folder, "group_vars"))
-    hosts = "".join("        %s:\n" % name for name in names)
+    hosts = "".join("        %s:%s\n" % (name, host_vars) for name in names)
     with open(os.path.join(folder, "hosts.yml"), "w") as handle:
         handle.write("all:\n  children:\n    gpu_nodes:\n      hosts:\n" + hosts
                      + "    build_hosts:\n      hosts:\n        %s:\n" % names[0])
@@ -66,22 +73,45 @@ def recap(stdout):
             for host, counts in re.findall(r"^(\S+)\s+:\s+(ok=.*)$", stdout.split("PLAY RECAP", 1)[-1], re.M)}
 
 
-def timed_site(inventory, extra):
-    started = time.perf_counter()
-    proc = sh(["ansible-playbook", os.path.join(REPO_ROOT, "site.yml"), "-i", inventory] + extra)
-    return time.perf_counter() - started, recap(proc.stdout)
+class Run:
+    """One timed run: wall seconds, controller CPU seconds, and the counts per host."""
+
+    def __init__(self, args, counts, profile=None, env=None):
+        callbacks = ["bench_counts"] + (["ansible.posix.profile_tasks"] if profile else [])
+        env = dict(os.environ, AISTACK_BENCH_COUNTS=counts, ANSIBLE_CALLBACKS_ENABLED=",".join(callbacks),
+                   ANSIBLE_CALLBACK_PLUGINS=CALLBACKS, ANSIBLE_CONNECTION_PLUGINS=CONNECTIONS, **(env or {}))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        self.proc = sh(args, check=False, env=env)
+        self.seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        with open(counts + ".json") as handle:
+            self.counts = json.load(handle)
+        if profile:
+            with open(profile, "w") as handle:
+                handle.write(self.proc.stdout)
+
+    def per_host(self, hosts):
+        """Tasks and round-trips per host, averaged over the hosts."""
+        return tuple(sum(self.counts[kind].get(h, 0) for h in hosts) / len(hosts) for kind in ("tasks", "round_trips"))
 
 
-def timed_drift(inventory, forks, extra, skip_tags, out):
-    started = time.perf_counter()
+def timed_site(inventory, extra, counts, profile=None):
+    run = Run(["ansible-playbook", os.path.join(REPO_ROOT, "site.yml"), "-i", inventory] + extra, counts, profile)
+    if run.proc.returncode != 0:
+        sys.exit("site.yml exited %d\n%s\n%s" % (run.proc.returncode, run.proc.stdout[-4000:], run.proc.stderr[-4000:]))
+    return run, recap(run.proc.stdout)
+
+
+def timed_drift(inventory, forks, extra, skip_tags, out, counts, env=None):
     args = [sys.executable, os.path.join(REPO_ROOT, "tools", "aistack-drift"), "-i", inventory, "-f", str(forks), "-o", out]
     args += ["--skip-tags", skip_tags] if skip_tags else []
-    proc = sh(args + [a for e in extra for a in ("-e", e)], check=False)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        sys.exit("aistack-drift exited %d on provisioned nodes:\n%s" % (proc.returncode, proc.stdout))
+    run = Run(args + [a for e in extra for a in ("-e", e)], counts, env=env)
+    if run.proc.returncode != 0:
+        sys.exit("aistack-drift exited %d on provisioned nodes:\n%s" % (run.proc.returncode, run.proc.stdout))
     with open(os.path.join(out, "drift.json")) as handle:
-        return seconds, json.load(handle)
+        return run, json.load(handle)
 
 
 def main():
@@ -90,6 +120,10 @@ def main():
     parser.add_argument("-e", "--extra-vars", action="append", default=[], help="passed to every run")
     parser.add_argument("--skip-tags", default="", help="components left out of every run (default: none)")
     parser.add_argument("--keep", action="store_true", help="leave the nodes running")
+    parser.add_argument("--profile", metavar="DIR",
+                        help="also time every task (ansible.posix.profile_tasks) and keep the site runs' output in DIR")
+    parser.add_argument("--mitogen", action="store_true",
+                        help="also run the drift checks with Mitogen's strategy (pip install mitogen; docs/performance.md)")
     args = parser.parse_args()
     names = ["aistack-bench-%d" % i for i in range(1, args.nodes + 1)]
     extra = [a for e in args.extra_vars for a in ("-e", e)] + (["--skip-tags", args.skip_tags] if args.skip_tags else [])
@@ -99,18 +133,46 @@ def main():
     sh(["ansible-playbook", os.path.join(SITE_SCENARIO, "sources.yml")])
     try:
         start_nodes(names)
-        first, first_counts = timed_site(one, extra)
-        second, counts = timed_site(one, extra)
-        changed = counts[names[0]]["changed"]
+        counts = os.path.join(work, "counts")
+        if args.profile:
+            os.makedirs(args.profile, exist_ok=True)
+        profile = (lambda name: os.path.join(args.profile, name)) if args.profile else (lambda name: None)
+        first, first_recap = timed_site(one, extra, counts, profile("site-first.txt"))
+        second, second_recap = timed_site(one, extra, counts, profile("site-second.txt"))
+        changed = second_recap[names[0]]["changed"]
         print("full site.yml on one fresh node: first run %.1f s (changed=%d), second run %.1f s (changed=%d), "
-              "ratio first/second %.2f" % (first, first_counts[names[0]]["changed"], second, changed, first / second))
+              "ratio first/second %.2f" % (first.seconds, first_recap[names[0]]["changed"], second.seconds, changed,
+                                           first.seconds / second.seconds))
+        for label, run in (("first", first), ("second", second)):
+            print("  %s run: %.0f tasks per host, %.0f module round-trips per host, controller CPU %.1f s"
+                  % ((label,) + run.per_host(names[:1]) + (run.cpu,)))
 
-        timed_site(fleet, extra)  # the other nodes provisioned, so that the drift runs find none
-        alone = timed_drift(one, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one"))[0]
-        many, report = timed_drift(fleet, args.nodes, args.extra_vars, args.skip_tags, os.path.join(work, "drift-fleet"))
-        print("aistack-drift, 1 node: %.1f s" % alone)
-        print("aistack-drift, %d nodes, %d forks: %.1f s, %.1f s per host, ratio to one node %.2f (status %s)"
-              % (args.nodes, args.nodes, many, many / args.nodes, many / alone, report["status"]))
+        timed_site(fleet, extra, counts)  # the other nodes provisioned, so that the drift runs find none
+        alone = timed_drift(one, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one"), counts)[0]
+        many, report = timed_drift(fleet, args.nodes, args.extra_vars, args.skip_tags,
+                                   os.path.join(work, "drift-fleet"), counts)
+        print("aistack-drift, 1 node: %.1f s, %.0f tasks per host, %.0f module round-trips per host, "
+              "controller CPU %.1f s per host" % ((alone.seconds,) + alone.per_host(names[:1]) + (alone.cpu,)))
+        print("aistack-drift, %d nodes, %d forks: %.1f s, %.1f s per host, ratio to one node %.2f (status %s), "
+              "%.0f tasks per host, %.0f module round-trips per host, controller CPU %.1f s per host"
+              % ((args.nodes, args.nodes, many.seconds, many.seconds / args.nodes, many.seconds / alone.seconds,
+                  report["status"]) + many.per_host(names) + (many.cpu / args.nodes,)))
+        if args.mitogen:
+            import ansible_mitogen  # pylint: disable=import-outside-toplevel
+            mitogen = {"ANSIBLE_STRATEGY_PLUGINS": os.path.join(os.path.dirname(ansible_mitogen.__file__), "plugins", "strategy"),
+                       "ANSIBLE_STRATEGY": "mitogen_linear"}
+            # Mitogen takes over only the connections it knows by their short names: a host variable,
+            # so that tasks delegated to the controller keep theirs. Its modules bypass the counter.
+            m_one, m_fleet = (write_inventory(os.path.join(work, "mitogen-" + name), hosts, " {ansible_connection: podman}")
+                              for name, hosts in (("one", names[:1]), ("fleet", names)))
+            m_alone = timed_drift(m_one, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one-mitogen"),
+                                  counts, mitogen)[0]
+            m_many, m_report = timed_drift(m_fleet, args.nodes, args.extra_vars, args.skip_tags,
+                                           os.path.join(work, "drift-fleet-mitogen"), counts, mitogen)
+            print("aistack-drift with Mitogen, 1 node: %.1f s, controller CPU %.1f s; %d nodes, %d forks: %.1f s, "
+                  "ratio to one node %.2f (status %s), controller CPU %.1f s per host"
+                  % (m_alone.seconds, m_alone.cpu, args.nodes, args.nodes, m_many.seconds,
+                     m_many.seconds / m_alone.seconds, m_report["status"], m_many.cpu / args.nodes))
         return 1 if changed else 0
     finally:
         if not args.keep:
