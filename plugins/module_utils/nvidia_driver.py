@@ -66,12 +66,21 @@ DEFAULT_BRANCH = 580
 KNOWN_BRANCHES = sorted(int(key[1:]) for key in DRIVER_BRANCHES if re.match(r"^R\d+$", key))
 OPEN_DEFAULT_FROM = int(KERNEL_MODULE_FLAVOR["open_default_from_branch"])
 
-# What a version pin matches and a hold covers, by package manager: every package of the
-# driver's userspace and kernel module, so that none can move under a loaded module.
-DRIVER_PACKAGE_PATTERN = {
-    "apt": r"^(nvidia-|libnvidia-|libcuda1|libnvcuvid1|libnvoptix1|firmware-nvidia-gsp|cuda-drivers|xserver-xorg-video-nvidia|linux-modules-nvidia-)",
-    "dnf": r"^(nvidia-|kmod-nvidia|libnvidia-|cuda-drivers|xorg-x11-drv-nvidia)",
+# The names of the driver's packages start with one of these, by package manager: every package
+# of its userspace and kernel module, so that none can move under a loaded module. The version
+# pin, the hold and the automatic upgraders' exclusions all cover them.
+DRIVER_PACKAGE_PREFIXES = {
+    "apt": ("nvidia-", "libnvidia-", "libcuda1", "libnvcuvid1", "libnvoptix1", "firmware-nvidia-gsp", "cuda-drivers",
+            "xserver-xorg-video-nvidia", "linux-modules-nvidia-"),
+    "dnf": ("nvidia-", "kmod-nvidia", "libnvidia-", "cuda-drivers", "xorg-x11-drv-nvidia"),
 }
+DRIVER_PACKAGE_PATTERN = dict((manager, "^(%s)" % "|".join(prefixes)) for manager, prefixes in DRIVER_PACKAGE_PREFIXES.items())
+# NVIDIA's CUDA repository for Debian and Ubuntu publishes version-locking packages from branch
+# 580 on: nvidia-driver-pinning-<branch> tracks a branch, nvidia-driver-pinning-<version> one
+# release; NVIDIA suggests installing one before the driver (Driver Installation Guide, "Recent
+# Updates" and "Version locking", https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/).
+# NVIDIA documents none for dnf, where the module stream and versionlock pin the driver.
+PINNING_PACKAGE_FROM_BRANCH = 580
 # Packages of the distro's driver whose version follows their own release, not the driver's
 # (Debian 12: nvidia-persistenced 535.171.04 beside the 535.309.01 driver): installed, held, never pinned.
 UNPINNED = ("nvidia-persistenced",)
@@ -192,6 +201,26 @@ def _el_stream(request, branch, flavour):
     return "%d-open" % branch if flavour == "open" else "%d-dkms" % branch
 
 
+def pinning_package(package_manager, source, branch, version=None):
+    """NVIDIA's version-locking package for a driver from its CUDA repository with apt, branch
+    ``PINNING_PACKAGE_FROM_BRANCH`` or later (``nvidia-driver-pinning-580``, or with an exact
+    ``version`` ``nvidia-driver-pinning-580.95.05``); None where NVIDIA publishes none."""
+    if package_manager != "apt" or source != "nvidia" or branch < PINNING_PACKAGE_FROM_BRANCH:
+        return None
+    return "nvidia-driver-pinning-%s" % (version or branch)
+
+
+def upgrader_exclusions(package_manager):
+    """What keeps the automatic upgraders off the driver's packages: for apt the entry of
+    unattended-upgrades' ``Unattended-Upgrade::Package-Blacklist`` (a regular expression matched
+    from the start of the name: the one the pin and the hold use), for dnf the ``excludepkgs`` globs of dnf-automatic's ``[base]``
+    section (which overrides dnf.conf for dnf-automatic only, so the role's own installs still
+    see the packages)."""
+    if package_manager == "apt":
+        return [DRIVER_PACKAGE_PATTERN["apt"]]
+    return ["%s*" % prefix for prefix in DRIVER_PACKAGE_PREFIXES[package_manager]]
+
+
 def lifecycle_check(branch, refuse_eol=False, today=None, archive_only=False):
     """``{"lifecycle", "warnings", "problems"}`` for driver branch ``branch`` (an int) on
     ``today``: an end-of-life branch is a warning naming its supported successor, or with
@@ -221,7 +250,8 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     ``branch``, ``version``, ``flavour``, ``flavour_reason``, ``build`` (dkms or precompiled),
     ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``version_package``
     (whose installed version is the driver's), ``pin_version``,
-    ``dnf_module``, ``hold_pattern``, ``headers``, ``nvidia_repo``, ``signed_modules``,
+    ``dnf_module``, ``hold_pattern``, ``pinning_package`` (NVIDIA's version-locking package, or
+    None), ``upgrader_exclusions`` (``upgrader_exclusions()``), ``headers``, ``nvidia_repo``, ``signed_modules``,
     ``lifecycle`` (``cuda_checks.branch_lifecycle()`` of the branch on ``today``) and ``warnings``
     (an end-of-life branch, rules whose table entry is unconfirmed: reported, never fatal). An
     end-of-life branch is a problem with ``refuse_eol``.
@@ -299,6 +329,8 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         "pin_version": "%s*" % exact if exact else "%d.*" % number,
         "dnf_module": dnf_module,
         "hold_pattern": DRIVER_PACKAGE_PATTERN[package_manager],
+        "pinning_package": pinning_package(package_manager, source, number, exact),
+        "upgrader_exclusions": upgrader_exclusions(package_manager),
         "headers": [] if precompiled else headers,
         "nvidia_repo": "%s/%s" % (platform["nvidia_repo"], NVIDIA_REPO_ARCH[architecture]),
         # Only Canonical's prebuilt modules are signed by a key that shim trusts out of the box.

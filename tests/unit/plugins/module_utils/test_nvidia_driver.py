@@ -6,11 +6,13 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import datetime
+import fnmatch
+import re
 
 import pytest
 
 from conftest import read_h200, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_parsers
+from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver, nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
     check_install,
@@ -484,3 +486,45 @@ def test_decide_names_the_branch_a_node_left_alone_would_get_and_warns_of_end_of
     assert built["warnings"][0].startswith("driver branch R535 (LTSB): end of life since 2026-06")
     assert decide(settings(install_without_gpu=True, source="distro", refuse_eol=True), NO_GPU, DEBIAN_FACTS, None, [], [],
                   today=TODAY)["problems"][0].startswith("nvidia_driver_refuse_eol")
+
+
+@pytest.mark.parametrize("os_, kwargs, expected", [
+    # NVIDIA's repository on Debian and Ubuntu, R580 and later: the branch's or the release's package.
+    (DEBIAN, {"source": "nvidia"}, "nvidia-driver-pinning-580"),
+    (("Ubuntu", "24.04", "x86_64"), {"source": "nvidia", "version": "580.159.04"}, "nvidia-driver-pinning-580.159.04"),
+    (("Ubuntu", "22.04", "aarch64"), {"source": "nvidia", "branch": "580", "gpus": [GH200]}, "nvidia-driver-pinning-580"),
+    # None before R580, from a distribution's archive, or with dnf (the module stream pins there).
+    (("Ubuntu", "24.04", "x86_64"), {"source": "nvidia", "branch": "535"}, None),
+    (("Ubuntu", "24.04", "x86_64"), {"source": "distro", "branch": "580"}, None),
+    (DEBIAN, {"source": "distro"}, None),
+    (ROCKY, {"branch": "580", "gpus": [H200]}, None),
+])
+def test_pinning_package_per_branch_source_and_distribution(os_, kwargs, expected):
+    result = plan(os_, **kwargs)
+    assert result["problems"] == [] and result["pinning_package"] == expected
+
+
+def test_pinning_package_is_held_with_the_driver():
+    name = plan(DEBIAN, source="nvidia", version="580.95.05")["pinning_package"]
+    assert re.match(plan(DEBIAN, source="nvidia")["hold_pattern"], name)
+
+
+def test_upgrader_exclusions_cover_what_the_hold_covers():
+    apt = nvidia_driver.upgrader_exclusions("apt")
+    assert apt == ["^(nvidia-|libnvidia-|libcuda1|libnvcuvid1|libnvoptix1|firmware-nvidia-gsp|cuda-drivers|"
+                   "xserver-xorg-video-nvidia|linux-modules-nvidia-)"]
+    dnf = nvidia_driver.upgrader_exclusions("dnf")
+    assert dnf == ["nvidia-*", "kmod-nvidia*", "libnvidia-*", "cuda-drivers*", "xorg-x11-drv-nvidia*"]
+    for manager, entries in (("apt", apt), ("dnf", dnf)):
+        hold = nvidia_driver.DRIVER_PACKAGE_PATTERN[manager]
+        for name in ("nvidia-driver-pinning-580", "libnvidia-ml1", "nvidia-fabricmanager-580", "kmod-nvidia-open-dkms"):
+            covered = any(re.match(entry, name) for entry in entries) if manager == "apt" else any(
+                fnmatch.fnmatchcase(name, entry) for entry in entries)
+            assert covered == bool(re.match(hold, name)), (manager, name)
+        assert not any(re.match(entry, "nvme-cli") if manager == "apt" else fnmatch.fnmatchcase("nvme-cli", entry)
+                       for entry in entries)
+
+
+def test_plan_carries_the_upgrader_exclusions_of_its_package_manager():
+    assert plan(DEBIAN, source="distro")["upgrader_exclusions"] == nvidia_driver.upgrader_exclusions("apt")
+    assert plan(ROCKY, branch="580", gpus=[H200])["upgrader_exclusions"] == nvidia_driver.upgrader_exclusions("dnf")
