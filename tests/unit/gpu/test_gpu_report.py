@@ -121,14 +121,15 @@ def test_the_env_section_says_how_the_env_was_made_and_roles_compare_steps(tmp_p
 
 def test_driver_section_from_the_h200_adopt_run():
     # nvidia_driver_report and the health verdict as the H200's converge printed them (ecb5c71).
-    host = {"nvidia_driver_report": {
+    driver = {
         "mode": "adopt", "version": "580.159.04", "branch": 580, "flavour": "open", "managed": False,
         "lifecycle": {"branch": "R580", "designation": "LTSB", "eol": "2028-06", "status": "supported", "successor": None},
         "fabric_manager": {"needed": False, "switches": 0, "version": None,
                            "reason": "no NVSwitch on the PCI bus (no NVIDIA device of bridge class 0x0680): "
-                                     "Fabric Manager is not needed"}},
-        "health": {"verdict": "OK",
-                   "summary": "health OK: 0 Xid/SXid events in the kernel log since boot (dmesg) on 0 devices"}}
+                                     "Fabric Manager is not needed"},
+    }
+    health = {"verdict": "OK", "summary": "health OK: 0 Xid/SXid events in the kernel log since boot (dmesg) on 0 devices"}
+    host = {"nvidia_driver_report": driver, "health": health}
     assert gpu_report._driver_section(host) == [
         "", "## Driver and health", "",
         "- nvidia_driver: mode **adopt**, driver 580.159.04 (branch 580, open module), managed by the role: no.",
