@@ -13,8 +13,8 @@ import json
 import os
 
 from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.action import ActionBase
 from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build as ab
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
     stage=dict(type='str', required=True, choices=['gate', 'key', 'markers', 'action', 'source', 'entry']),
@@ -68,22 +68,13 @@ def _url_marker_text(result):
     return to_text(result.get('content') or '') if result.get('status') == 200 else ''
 
 
-class ActionModule(ActionBase):
+class ActionModule(PlanAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (KeyError, TypeError, ValueError)
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        try:
-            result.update(getattr(self, '_' + args['stage'])(args))
-        except (KeyError, TypeError, ValueError) as error:
-            result.update(failed=True, msg=to_text(error))
-        result['changed'] = False
-        return result
+    def decide(self, args, task_vars):
+        return self.decide_stage(args)
 
     @staticmethod
     def _gate(args):

@@ -14,8 +14,8 @@ import yaml
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.action import ActionBase
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
     stage=dict(type='str', choices=['preflight', 'publish', 'verify'], default='preflight'),
@@ -34,23 +34,13 @@ ARGUMENT_SPEC = dict(
 )
 
 
-class ActionModule(ActionBase):
+class ActionModule(PlanAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    ERRORS = (ce.CondaEnvError,)
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
-        stage = getattr(self, '_' + args['stage'])
-        try:
-            result.update(stage(args))
-        except ce.CondaEnvError as error:
-            result.update(failed=True, msg=str(error))
-        result['changed'] = False
-        return result
+    def decide(self, args, task_vars):
+        return self.decide_stage(args)
 
     def _read_environment_file(self, path):
         """An environment file found like the file lookup finds it (the role's files/, the playbook's),

@@ -8,8 +8,8 @@ variables, so the node is not asked anything."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
     env_prefix=dict(type='str', required=True),
@@ -22,22 +22,16 @@ ARGUMENT_SPEC = dict(
 )
 
 
-class ActionModule(ActionBase):
+class ActionModule(PlanAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def decide(self, args, task_vars):
         name = args['name'] or kernelspec.default_name(args['env_prefix'], args['target'])
         try:
             argv = kernelspec.conda_install_argv([args['ipykernel_spec']], args['env_prefix'], args['conda_channels'],
                                                  args['conda_executable'])
         except kernelspec.KernelspecError as error:
-            return dict(result, failed=True, changed=False, msg='jupyter_kernel: %s' % error)
-        result.update(changed=False, name=name, display_name=args['display_name'] or kernelspec.display_name_for(name, args['env_prefix']),
-                      conda_install_argv=argv)
-        return result
+            return dict(failed=True, msg='jupyter_kernel: %s' % error)
+        return dict(name=name, display_name=args['display_name'] or kernelspec.display_name_for(name, args['env_prefix']),
+                    conda_install_argv=argv)

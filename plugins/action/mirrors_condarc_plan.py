@@ -10,8 +10,8 @@ __metaclass__ = type
 
 import yaml
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
     stage=dict(type='str', choices=['plan', 'verify'], default='plan'),
@@ -35,20 +35,13 @@ CONDARC_OPTIONS = ('default_channels', 'custom_channels', 'solver', 'pkgs_dirs',
                    'settings')
 
 
-class ActionModule(ActionBase):
+class ActionModule(PlanAction):
 
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    VALIDATION_RULES = dict(required_if=[('stage', 'verify', ('system_file', 'condarc'))])
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC,
-                                                        required_if=[('stage', 'verify', ('system_file', 'condarc'))])
-        result.update(self._plan(args) if args['stage'] == 'plan' else self._verify(args))
-        result['changed'] = False
-        return result
+    def decide(self, args, task_vars):
+        return self.decide_stage(args)
 
     @staticmethod
     def _plan(args):

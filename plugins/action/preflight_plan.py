@@ -9,8 +9,8 @@ facts the node already gave (setup, gpu_facts)."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible.plugins.action import ActionBase
 from ansible_collections.aistack.gpu_node.plugins.module_utils import node_preflight
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
     facts=dict(type='dict', required=True),
@@ -26,24 +26,20 @@ ARGUMENT_SPEC = dict(
 )
 
 
-class ActionModule(ActionBase):
+class ActionModule(PlanAction):
 
-    TRANSFERS_FILES = False
-    _supports_check_mode = True
+    ARGUMENT_SPEC = ARGUMENT_SPEC
+    # free_space runs on the node.
+    _requires_connection = True
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def decide(self, args, task_vars):
         bad_input = node_preflight.input_problems(args['min_python'], args['paths'])
         if bad_input:
-            return dict(result, failed=True, changed=False, msg='preflight: %s' % '; '.join(bad_input))
+            return dict(failed=True, msg='preflight: %s' % '; '.join(bad_input))
         space = self._execute_module(module_name='aistack.gpu_node.free_space', task_vars=task_vars,
                                      module_args=dict(paths=[entry['path'] for entry in args['paths']]))
         if space.get('failed'):
-            return dict(result, failed=True, changed=False,
-                        msg='preflight: measuring the free space at preflight_paths failed: %s' % space.get('msg'))
+            return dict(failed=True, msg='preflight: measuring the free space at preflight_paths failed: %s' % space.get('msg'))
         report = node_preflight.build_report(args['facts'], args['gpu'], space['paths'], args['supported_platforms'],
                                              args['min_python'], args['paths'], args['require_systemd'])
-        result.update(changed=False, report=report)
-        return result
+        return dict(report=report)
