@@ -15,8 +15,12 @@ dpkg spells them);
 writes one stand-in per installed package whose name matches REGEX (read with dpkg-query), each
 regular-expression rewrite applied to its Version and Depends (``'^535\\.[0-9.]+=535.999.99'``
 and ``'535\\.309\\.01=535.999.99'`` offer a newer driver with the same dependency graph);
-``python3 standin_apt_repo.py OUT --nvidia-cuda-repo VERSION [--flavour open|proprietary]``
-writes NVIDIA's CUDA-repository driver packages for VERSION (``nvidia_cuda_repo_packages()``).
+``python3 standin_apt_repo.py OUT --nvidia-cuda-repo VERSION [--nvidia-cuda-repo VERSION ...]
+[--flavour open|proprietary] [--distro ubuntu2404|ubuntu2204|debian12]`` writes NVIDIA's
+CUDA-repository driver packages for each VERSION (``nvidia_cuda_repo_packages()``), with the
+package revision of that folder of the repository;
+``--extra NAME=VERSION`` (any mode, repeatable) adds a bare stand-in, such as the distribution's
+``dkms`` that the driver's DKMS package depends on, on a host that lacks it.
 Add OUT to apt as ``deb [trusted=yes] file:OUT ./`` (a flat repository: Packages and Release
 at its top).
 """
@@ -142,6 +146,11 @@ def like_installed(installed, name_pattern, rewrites):
     return standins
 
 
+# The package revision NVIDIA's CUDA repository gives its driver packages, by OS folder (inferred
+# from its file names: ubuntu2404's nvidia-open-580_580.95.05-0ubuntu1, debian12's ..._580.95.05-1).
+REVISIONS = {"ubuntu2404": "0ubuntu1", "ubuntu2204": "0ubuntu1", "debian12": "1"}
+
+
 def nvidia_cuda_repo_packages(version, flavour="open", architecture="amd64", revision="0ubuntu1"):
     """The driver packages of NVIDIA's CUDA repository for Ubuntu (ubuntu2404 and ubuntu2204
     name them alike for branches up to 580) at ``version``, with their dependencies: the
@@ -149,7 +158,8 @@ def nvidia_cuda_repo_packages(version, flavour="open", architecture="amd64", rev
     ``cuda-drivers-<branch>``), the driver and its libraries, Fabric Manager and NSCQ, and the
     ``nvidia-driver-pinning-<branch>``/``-<version>`` packages. The names follow NVIDIA's
     package names; the revision suffix and the exact dependency lists are a plausible model
-    (inferred, not copied from the repository's index)."""
+    (inferred, not copied from the repository's index). For debian12 only the revision differs:
+    the same names and graph stand in for that folder's packages."""
     branch = version.split(".", 1)[0]
     full = "%s-%s" % (version, revision)
     exact = "(= %s)" % full
@@ -181,6 +191,25 @@ def nvidia_cuda_repo_packages(version, flavour="open", architecture="amd64", rev
     return packages
 
 
+def unique_packages(packages):
+    """``packages`` without repeats of a (Package, Version), the first kept: two driver versions of
+    one branch share ``nvidia-driver-pinning-<branch>``."""
+    seen, unique = set(), []
+    for fields in packages:
+        key = (fields["Package"], fields["Version"])
+        if key not in seen:
+            seen.add(key)
+            unique.append(fields)
+    return unique
+
+
+def _extra(text):
+    name, separator, version = text.partition("=")
+    if not separator or not name or not version:
+        raise argparse.ArgumentTypeError("--extra %r: expected NAME=VERSION" % text)
+    return {"Package": name, "Version": version}
+
+
 def _rewrite(text):
     pattern, separator, replacement = text.rpartition("=")
     if not separator or not pattern:
@@ -194,10 +223,15 @@ def main(argv=None):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--spec", help="JSON file: {\"packages\": [control fields, ...]}")
     source.add_argument("--like-installed", metavar="REGEX", help="installed packages whose name matches REGEX")
-    source.add_argument("--nvidia-cuda-repo", metavar="VERSION", help="NVIDIA's CUDA-repository driver packages at VERSION")
+    source.add_argument("--nvidia-cuda-repo", metavar="VERSION", action="append",
+                        help="NVIDIA's CUDA-repository driver packages at VERSION (repeatable)")
     parser.add_argument("--rewrite", action="append", type=_rewrite, default=[], metavar="PATTERN=REPLACEMENT")
     parser.add_argument("--flavour", choices=("open", "proprietary"), default="open")
     parser.add_argument("--architecture", default="amd64")
+    parser.add_argument("--distro", choices=sorted(REVISIONS), default="ubuntu2404",
+                        help="the repository folder whose package revision the stand-ins carry")
+    parser.add_argument("--extra", action="append", type=_extra, default=[], metavar="NAME=VERSION",
+                        help="a bare stand-in besides the others (repeatable)")
     args = parser.parse_args(argv)
     if args.spec:
         with open(args.spec) as handle:
@@ -207,7 +241,9 @@ def main(argv=None):
                                  universal_newlines=True).stdout
         packages = like_installed(parse_installed(listing), args.like_installed, args.rewrite)
     else:
-        packages = nvidia_cuda_repo_packages(args.nvidia_cuda_repo, args.flavour, args.architecture)
+        packages = [fields for version in args.nvidia_cuda_repo for fields in nvidia_cuda_repo_packages(
+            version, args.flavour, args.architecture, REVISIONS[args.distro])]
+    packages = unique_packages(packages + args.extra)
     if not packages:
         parser.error("no packages to write")
     write_repo(args.out, packages)

@@ -126,3 +126,21 @@ def test_the_command_line_writes_a_repository(tmp_path, capsys):
     assert (tmp_path / "repo" / "Release").exists()
     with pytest.raises(SystemExit):
         standin.main([str(tmp_path / "bad"), "--spec", "x", "--rewrite", "no-equals-sign"])
+
+
+def test_two_driver_versions_and_an_extra_in_one_repository(tmp_path, capsys):
+    assert standin.main([str(tmp_path / "repo"), "--distro", "debian12", "--nvidia-cuda-repo", "580.159.04",
+                         "--nvidia-cuda-repo", "580.200.01", "--extra", "dkms=3.0.10-8+deb12u1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "nvidia-open-580 580.159.04-1" in lines and "nvidia-open-580 580.200.01-1" in lines
+    assert "dkms 3.0.10-8+deb12u1" in lines
+    # The branch's pinning package is the same in both versions' sets: written once.
+    assert lines.count("nvidia-driver-pinning-580 580-1") == 1
+    assert len(lines) == len(set(lines))
+    index = (tmp_path / "repo" / "Packages").read_text()
+    assert index.count("Package: nvidia-driver-pinning-580\n") == 1
+
+
+def test_an_extra_needs_a_name_and_a_version(tmp_path):
+    with pytest.raises(SystemExit):
+        standin.main([str(tmp_path / "repo"), "--nvidia-cuda-repo", "580.159.04", "--extra", "dkms"])
