@@ -4,7 +4,8 @@
 it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.json`` in the
 results folder. ``write`` joins that with what the scenario's playbooks left there
 (``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
-``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) into the report. Standard
+``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
+wrote (``apt_path.json``) into the report. Standard
 library only: it runs on the air-gapped GPU host.
 """
 
@@ -21,7 +22,7 @@ RECAP_LINE = re.compile(
 )
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
-ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv")
+ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path")
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
                   "node": " folder on the node", "controller": " on the controller"}
@@ -113,6 +114,7 @@ def render_markdown(report, results_rel):
             step["step"], "passed" if step["passed"] else "FAILED: " + step["why"],
             recap.get("changed", "-"), step["seconds"]))
     out += _driver_section(host)
+    out += apt_path_section(report["apt_path"])
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
     apex = report["apex"]
@@ -171,6 +173,57 @@ def _driver_section(host):
             out.append("- Fabric Manager: %s." % (fabric.get("reason") or ("needed" if fabric.get("needed") else "not needed")))
     if health:
         out.append("- Health: %s." % (health.get("summary") or health.get("verdict")))
+    return out
+
+
+def _packages(items):
+    return ", ".join("`%s` %s%s" % (item["package"], item["version"], " (held)" if item.get("selection") == "hold" else "")
+                     for item in items) or "none"
+
+
+def apt_path_section(apt_path):
+    """What tests/gpu/apt-path found: the role's install path on the host's own apt and dpkg."""
+    if not apt_path:
+        return []
+    plain, hgx, upgrade = apt_path.get("plain") or {}, apt_path.get("hgx") or {}, apt_path.get("upgrade") or {}
+    untouched = apt_path.get("host_untouched") or {}
+    out = ["", "## Ubuntu apt path", "",
+           "`tests/gpu/apt-path`: the nvidia_driver role's install path from NVIDIA's CUDA repository (folder `%s`) with "
+           "this host's own apt and dpkg, in a throw-away overlay of its root, against stand-in packages (NVIDIA's "
+           "names and versions; no files, no scripts; their dependency lists are a model of NVIDIA's, not a copy). "
+           "Result: **%s** (exit status %s, %s s). Host untouched afterwards (`dpkg -l`, selections, `/etc/apt`): %s."
+           % (apt_path.get("distro"), "passed" if apt_path.get("passed") else "FAILED", apt_path.get("rc"),
+              apt_path.get("seconds"), "yes" if untouched.get("same") else "NO")]
+    if not plain:
+        return out
+    report = plain.get("report") or {}
+    pin = [line for line in (plain.get("pin") or "").splitlines() if line.startswith(("Pin:", "Pin-Priority:"))]
+    blacklist = re.findall(r'^\s*"([^"]+)";', plain.get("unattended_upgrades") or "", re.M)
+    selected = apt_path.get("selected") or []
+    out += ["- Requested driver %s (source `%s`, branch %s, %s module); apt chose: %s." % (
+                apt_path.get("version"), report.get("source"), report.get("branch"), report.get("flavour"), _packages(selected)),
+            "- Pin: `%s`; NVIDIA's pinning package: %s; held: %d of %d driver packages." % (
+                "`, `".join(pin), _packages([item for item in selected if item["package"].startswith("nvidia-driver-pinning-")]),
+                len(report.get("held") or []), len([item for item in plain.get("installed") or [] if item["package"] != "dkms"])),
+            "- unattended-upgrades blacklist: %s." % ", ".join("`%s`" % entry for entry in blacklist)]
+    fabric = report.get("fabric_manager") or {}
+    out.append("- Fabric Manager without NVSwitch: %s; installed: %s." % (fabric.get("reason"), _packages(
+        [item for item in plain.get("installed") or [] if item["package"].startswith(("nvidia-fabricmanager", "libnvidia-nscq"))])))
+    if hgx:
+        fabric = (hgx.get("report") or {}).get("fabric_manager") or {}
+        out.append("- Fabric Manager on an HGX H100 board (its recorded lspci's NVSwitches on the PCI bus): %s; installed: %s; "
+                   "service (%s): %s." % (fabric.get("reason"), _packages(hgx.get("fabric_manager_packages") or []),
+                                          hgx.get("service_manager"), "enabled" if hgx.get("fabric_manager_enabled") else "not enabled"))
+    if upgrade:
+        before, after = upgrade.get("held_before") or [], upgrade.get("held_after") or []
+        # "Inst NAME [OLD] (NEW ...)" moves an installed package; without [OLD] it is a new one.
+        moves = [line.split()[1] for line in upgrade.get("unprotected_moves") or [] if re.match(r"^Inst \S+ \[", line)]
+        summary = [line.rstrip(".") for line in upgrade.get("upgrade_summary") or []]
+        out += ["- Upgrade with driver %s in the repository, `apt-get update` then %s; the %d held packages %s." % (
+                    apt_path.get("newer"), ", ".join("`%s`: %s" % pair for pair in zip(("upgrade", "dist-upgrade"), summary)),
+                    len(before), "kept their versions" if before == after else "CHANGED"),
+                "- Without the pin and the holds the same dist-upgrade (simulated) would move %d of them: %s." % (
+                    len(moves), ", ".join("`%s`" % name for name in moves))]
     return out
 
 

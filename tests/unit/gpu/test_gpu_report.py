@@ -138,3 +138,40 @@ def test_driver_section_from_the_h200_adopt_run():
         "- Health: health OK: 0 Xid/SXid events in the kernel log since boot (dmesg) on 0 devices.",
     ]
     assert gpu_report._driver_section({}) == []
+
+
+# tests/gpu/apt-path --out FILE as it ran on Debian 12 (folder debian12), stand-ins of 580.159.04 and 580.200.01.
+APT_PATH_RUN = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "apt_path-debian12.json")
+
+
+def test_the_apt_path_section_from_a_recorded_run(tmp_path):
+    results = tmp_path / "h200"
+    results.mkdir()
+    shutil.copy(APT_PATH_RUN, results / "apt_path.json")
+    markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
+    section = markdown.split("## Ubuntu apt path\n", 1)[1].split("\n## ", 1)[0]
+    assert "(folder `debian12`)" in section and "Result: **passed** (exit status 0," in section
+    assert "Host untouched afterwards (`dpkg -l`, selections, `/etc/apt`): yes." in section
+    assert "apt chose: `dkms` 3.0.10-8+deb12u1, `libnvidia-cfg1-580` 580.159.04-1 (held)," in section
+    assert "`nvidia-open-580` 580.159.04-1 (held)" in section
+    assert ("- Pin: `Pin: version 580.159.04*`, `Pin-Priority: 1001`; NVIDIA's pinning package: "
+            "`nvidia-driver-pinning-580.159.04` 580.159.04-1 (held); held: 14 of 14 driver packages.") in section
+    assert "- unattended-upgrades blacklist: `^(nvidia-|libnvidia-|" in section
+    assert "- Fabric Manager without NVSwitch: no NVSwitch on the PCI bus" in section and "installed: none." in section
+    assert ("installed: `libnvidia-nscq-580` 580.159.04-1 (held), `nvidia-fabricmanager-580` 580.159.04-1 (held); "
+            "service (systemd): enabled.") in section
+    assert "`dist-upgrade`: 0 upgraded, 0 newly installed, 0 to remove and 0 not upgraded; the 16 held packages kept" in section
+    assert "would move 14 of them: `nvidia-open-580`," in section and "`nvidia-fabricmanager-580`" in section
+
+
+def test_the_apt_path_section_says_what_failed():
+    run = json.load(open(APT_PATH_RUN))
+    run["upgrade"]["held_after"] = [line.replace("nvidia-open-580 580.159.04-1", "nvidia-open-580 580.200.01-1")
+                                    for line in run["upgrade"]["held_after"]]
+    run.update(passed=False, rc=2, host_untouched={"same": False})
+    lines = gpu_report.apt_path_section(run)
+    assert "Result: **FAILED** (exit status 2," in lines[3] and "(`dpkg -l`, selections, `/etc/apt`): NO." in lines[3]
+    assert any("the 16 held packages CHANGED." in line for line in lines)
+    # A run that stopped before the playbook wrote its findings: the one line.
+    assert len(gpu_report.apt_path_section({"distro": "ubuntu2404", "passed": False, "rc": 2, "host_untouched": {"same": True}})) == 4
+    assert gpu_report.apt_path_section(None) == []
