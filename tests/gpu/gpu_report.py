@@ -200,12 +200,13 @@ def apt_path_section(apt_path):
     pin = [line for line in (plain.get("pin") or "").splitlines() if line.startswith(("Pin:", "Pin-Priority:"))]
     blacklist = re.findall(r'^\s*"([^"]+)";', plain.get("unattended_upgrades") or "", re.M)
     selected = apt_path.get("selected") or []
+    pinning = [item for item in selected if item["package"].startswith("nvidia-driver-pinning-")]
+    driver_packages = [item for item in plain.get("installed") or [] if item["package"] != "dkms"]
     out += ["- Requested driver %s (source `%s`, branch %s, %s module); apt chose: %s." % (
-                apt_path.get("version"), report.get("source"), report.get("branch"), report.get("flavour"), _packages(selected)),
-            "- Pin: `%s`; NVIDIA's pinning package: %s; held: %d of %d driver packages." % (
-                "`, `".join(pin), _packages([item for item in selected if item["package"].startswith("nvidia-driver-pinning-")]),
-                len(report.get("held") or []), len([item for item in plain.get("installed") or [] if item["package"] != "dkms"])),
-            "- unattended-upgrades blacklist: %s." % ", ".join("`%s`" % entry for entry in blacklist)]
+        apt_path.get("version"), report.get("source"), report.get("branch"), report.get("flavour"), _packages(selected)),
+        "- Pin: `%s`; NVIDIA's pinning package: %s; held: %d of %d driver packages." % (
+            "`, `".join(pin), _packages(pinning), len(report.get("held") or []), len(driver_packages)),
+        "- unattended-upgrades blacklist: %s." % ", ".join("`%s`" % entry for entry in blacklist)]
     fabric = report.get("fabric_manager") or {}
     out.append("- Fabric Manager without NVSwitch: %s; installed: %s." % (fabric.get("reason"), _packages(
         [item for item in plain.get("installed") or [] if item["package"].startswith(("nvidia-fabricmanager", "libnvidia-nscq"))])))
@@ -219,11 +220,11 @@ def apt_path_section(apt_path):
         # "Inst NAME [OLD] (NEW ...)" moves an installed package; without [OLD] it is a new one.
         moves = [line.split()[1] for line in upgrade.get("unprotected_moves") or [] if re.match(r"^Inst \S+ \[", line)]
         summary = [line.rstrip(".") for line in upgrade.get("upgrade_summary") or []]
+        runs = ", ".join("`%s`: %s" % pair for pair in zip(("upgrade", "dist-upgrade"), summary))
         out += ["- Upgrade with driver %s in the repository, `apt-get update` then %s; the %d held packages %s." % (
-                    apt_path.get("newer"), ", ".join("`%s`: %s" % pair for pair in zip(("upgrade", "dist-upgrade"), summary)),
-                    len(before), "kept their versions" if before == after else "CHANGED"),
-                "- Without the pin and the holds the same dist-upgrade (simulated) would move %d of them: %s." % (
-                    len(moves), ", ".join("`%s`" % name for name in moves))]
+            apt_path.get("newer"), runs, len(before), "kept their versions" if before == after else "CHANGED"),
+            "- Without the pin and the holds the same dist-upgrade (simulated) would move %d of them: %s." % (
+                len(moves), ", ".join("`%s`" % name for name in moves))]
     return out
 
 
