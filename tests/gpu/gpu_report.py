@@ -191,9 +191,10 @@ def apt_path_section(apt_path):
            "`tests/gpu/apt-path`: the nvidia_driver role's install path from NVIDIA's CUDA repository (folder `%s`) with "
            "this host's own apt and dpkg, in a throw-away overlay of its root, against stand-in packages (NVIDIA's "
            "names and versions; no files, no scripts; their dependency lists are a model of NVIDIA's, not a copy). "
-           "Result: **%s** (exit status %s, %s s). Host untouched afterwards (`dpkg -l`, selections, `/etc/apt`): %s."
+           "Result: **%s** (exit status %s, %s s). Host untouched afterwards (%s, before and after): %s."
            % (apt_path.get("distro"), "passed" if apt_path.get("passed") else "FAILED", apt_path.get("rc"),
-              apt_path.get("seconds"), "yes" if untouched.get("same") else "NO")]
+              apt_path.get("seconds"), ", ".join("`%s`" % line.rsplit(" ", 1)[0] for line in untouched.get("before") or []),
+              "yes" if untouched.get("same") else "NO")]
     if not plain:
         return out
     report = plain.get("report") or {}

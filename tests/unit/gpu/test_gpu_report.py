@@ -151,7 +151,8 @@ def test_the_apt_path_section_from_a_recorded_run(tmp_path):
     markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
     section = markdown.split("## Ubuntu apt path\n", 1)[1].split("\n## ", 1)[0]
     assert "(folder `debian12`)" in section and "Result: **passed** (exit status 0," in section
-    assert "Host untouched afterwards (`dpkg -l`, selections, `/etc/apt`): yes." in section
+    assert ("Host untouched afterwards (`dpkg -l`, `dpkg --get-selections`, `/etc/apt`, `/etc/modprobe.d`, "
+            "`/etc/systemd/system`, `/var/lib/aistack`, before and after): yes.") in section
     assert "apt chose: `dkms` 3.0.10-8+deb12u1, `libnvidia-cfg1-580` 580.159.04-1 (held)," in section
     assert "`nvidia-open-580` 580.159.04-1 (held)" in section
     assert ("- Pin: `Pin: version 580.159.04*`, `Pin-Priority: 1001`; NVIDIA's pinning package: "
@@ -170,7 +171,7 @@ def test_the_apt_path_section_says_what_failed():
                                     for line in run["upgrade"]["held_after"]]
     run.update(passed=False, rc=2, host_untouched={"same": False})
     lines = gpu_report.apt_path_section(run)
-    assert "Result: **FAILED** (exit status 2," in lines[3] and "(`dpkg -l`, selections, `/etc/apt`): NO." in lines[3]
+    assert "Result: **FAILED** (exit status 2," in lines[3] and "before and after): NO." in lines[3]
     assert any("the 16 held packages CHANGED." in line for line in lines)
     # A run that stopped before the playbook wrote its findings: the one line.
     assert len(gpu_report.apt_path_section({"distro": "ubuntu2404", "passed": False, "rc": 2, "host_untouched": {"same": True}})) == 4
