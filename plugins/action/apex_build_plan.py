@@ -20,7 +20,6 @@ ARGUMENT_SPEC = dict(
     stage=dict(type='str', required=True, choices=['gate', 'key', 'markers', 'action', 'source', 'entry']),
     version=dict(type='str', default=''),
     legacy_apis=dict(type='bool', default=False),
-    legacy_tag=dict(type='str', default=ab.LAST_TAG_WITH_LEGACY_APIS),
     tested_commit=dict(type='str', default=''),
     cpp_ext=dict(type='bool', default=True),
     cuda_ext=dict(type='bool', default=True),
@@ -78,7 +77,7 @@ class ActionModule(PlanAction):
 
     @staticmethod
     def _gate(args):
-        return ab.gate_decision(args['version'], args['legacy_apis'], args['legacy_tag'], args['tested_commit'],
+        return ab.gate_decision(args['version'], args['legacy_apis'], args['tested_commit'],
                                 args['cpp_ext'], args['cuda_ext'], args['contrib_extensions'], args['gpu_state'],
                                 args['build_host'], args['arch_list'])
 

@@ -347,13 +347,13 @@ def requested_flags(cpp_ext, cuda_ext, contrib):
     return [flag for flag, on in zip(CORE_FLAGS, (cpp_ext, cuda_ext)) if on] + sorted(named - set(CORE_FLAGS))
 
 
-def gate_decision(version, legacy_apis, legacy_tag, tested_commit, cpp_ext, cuda_ext, contrib, gpu_state,
-                  build_host, arch_list):
+def gate_decision(version, legacy_apis, tested_commit, cpp_ext, cuda_ext, contrib, gpu_state, build_host, arch_list):
     """The version to build (the pinned one, else the legacy tag or the tested commit), the flags, whether
     that version still has the legacy APIs (True, False or None for a commit) and the GPU gate."""
-    resolved = version or (legacy_tag if legacy_apis else tested_commit)
+    resolved = version or (LAST_TAG_WITH_LEGACY_APIS if legacy_apis else tested_commit)
     return {
         "version": resolved,
+        "legacy_tag": LAST_TAG_WITH_LEGACY_APIS,
         "flags": requested_flags(cpp_ext, cuda_ext, contrib),
         "legacy_apis_ref": legacy_apis_ref(resolved),
         "gate": gpu_gate(gpu_state, cuda_ext, build_host, arch_list),

@@ -44,10 +44,6 @@ options:
     description: C(apex_build_legacy_apis). Used by O(stage=gate).
     type: bool
     default: false
-  legacy_tag:
-    description: The last APEX tag with C(apex.amp) and C(apex.parallel), built when O(legacy_apis) is set and O(version) empty.
-    type: str
-    default: '25.05'
   tested_commit:
     description: The APEX commit built when O(version) is empty and O(legacy_apis) not set. Used by O(stage=gate).
     type: str
@@ -228,6 +224,12 @@ flags:
   type: list
   elements: str
   sample: ["--cpp_ext", "--cuda_ext"]
+legacy_tag:
+  description: The last APEX tag with C(apex.amp) and C(apex.parallel) (upstream removed them after it), built when
+    O(legacy_apis) is set and O(version) empty.
+  returned: O(stage=gate)
+  type: str
+  sample: '25.05'
 legacy_apis_ref:
   description: Whether the version still has C(apex.amp) and C(apex.parallel); null for a commit, which cannot tell.
   returned: O(stage=gate)

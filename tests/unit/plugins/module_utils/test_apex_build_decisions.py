@@ -61,15 +61,16 @@ def test_requested_flags_without_core_extensions():
     ("24.04.01", False, "24.04.01", True),
 ])
 def test_gate_resolves_the_version_and_its_legacy_apis(version, legacy, resolved, ref):
-    decision = apex_build.gate_decision(version, legacy, "25.05", TESTED_COMMIT, True, True, [], "ok", False, "")
+    decision = apex_build.gate_decision(version, legacy, TESTED_COMMIT, True, True, [], "ok", False, "")
     assert (decision["version"], decision["legacy_apis_ref"]) == (resolved, ref)
+    assert decision["legacy_tag"] == "25.05"
     assert decision["gate"] == {"run": True, "reason": None}
 
 
 def test_gate_of_a_gpu_less_node_says_why_it_is_skipped():
-    decision = apex_build.gate_decision("", False, "25.05", TESTED_COMMIT, True, True, [], "no_gpu", False, "")
+    decision = apex_build.gate_decision("", False, TESTED_COMMIT, True, True, [], "no_gpu", False, "")
     assert decision["gate"]["run"] is False and "apex_build_cuda_ext: false" in decision["gate"]["reason"]
-    assert apex_build.gate_decision("", False, "25.05", TESTED_COMMIT, True, True, [], "no_gpu", True, "9.0")["gate"]["run"]
+    assert apex_build.gate_decision("", False, TESTED_COMMIT, True, True, [], "no_gpu", True, "9.0")["gate"]["run"]
 
 
 # ---------------------------------------------------------------------------
