@@ -124,6 +124,9 @@ def main():
                         help="also time every task (ansible.posix.profile_tasks) and keep the site runs' output in DIR")
     parser.add_argument("--mitogen", action="store_true",
                         help="also run the drift checks with Mitogen's strategy (pip install mitogen; docs/performance.md)")
+    parser.add_argument("--stock-connection", action="store_true",
+                        help="also repeat the no-op re-run and the one-node drift check through containers.podman.podman "
+                             "(no pipelining), on the same nodes, and print the ratios")
     args = parser.parse_args()
     names = ["aistack-bench-%d" % i for i in range(1, args.nodes + 1)]
     extra = [a for e in args.extra_vars for a in ("-e", e)] + (["--skip-tags", args.skip_tags] if args.skip_tags else [])
@@ -157,6 +160,18 @@ def main():
               "%.0f tasks per host, %.0f module round-trips per host, controller CPU %.1f s per host"
               % ((args.nodes, args.nodes, many.seconds, many.seconds / args.nodes, many.seconds / alone.seconds,
                   report["status"]) + many.per_host(names) + (many.cpu / args.nodes,)))
+        if args.stock_connection:
+            # The same provisioned node through the stock connection: the test bed's pipelining
+            # connection against the one users of podman nodes get by default, in one run.
+            stock = write_inventory(os.path.join(work, "stock"), names[:1], " {ansible_connection: containers.podman.podman}")
+            s_second, s_recap = timed_site(stock, extra, counts)
+            s_alone = timed_drift(stock, 1, args.extra_vars, args.skip_tags, os.path.join(work, "drift-one-stock"), counts)[0]
+            print("through containers.podman.podman: no-op site re-run %.1f s (changed=%d), controller CPU %.1f s; "
+                  "aistack-drift, 1 node: %.1f s, controller CPU %.1f s" % (
+                      s_second.seconds, s_recap[names[0]]["changed"], s_second.cpu, s_alone.seconds, s_alone.cpu))
+            print("  pipelining/stock: no-op re-run %.2f (CPU %.2f), drift %.2f (CPU %.2f)" % (
+                second.seconds / s_second.seconds, second.cpu / s_second.cpu, alone.seconds / s_alone.seconds,
+                alone.cpu / s_alone.cpu))
         if args.mitogen:
             import ansible_mitogen  # pylint: disable=import-outside-toplevel
             mitogen = {"ANSIBLE_STRATEGY_PLUGINS": os.path.join(os.path.dirname(ansible_mitogen.__file__), "plugins", "strategy"),
