@@ -74,11 +74,15 @@ def build_report(results, commit, now=None):
         "written_at": (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
         "steps": _load(os.path.join(results, "steps.json")) or [],
         "roles": {},
+        "tasks": {},
     }
     for name in sorted(os.listdir(results)):
         match = re.match(r"^roles-(?P<step>\w+)\.json$", name)
         if match:
             report["roles"][match.group("step")] = _load(os.path.join(results, name))
+        match = re.match(r"^tasks-(?P<step>\w+)\.json$", name)
+        if match:
+            report["tasks"][match.group("step")] = _load(os.path.join(results, name))
     for name in ARTEFACTS:
         report[name] = _load(os.path.join(results, "%s.json" % name))
     apex = report["apex"] or {}
@@ -117,6 +121,7 @@ def render_markdown(report, results_rel):
     out += apt_path_section(report["apt_path"])
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
+    out += _noop_tasks_section(report["tasks"].get("idempotence"))
     apex = report["apex"]
     if apex:
         built = apex.get("built") or {}
@@ -278,6 +283,18 @@ def _roles_section(roles):
         out.append("| %s | %s |" % (name, " | ".join(cells)))
     totals = ["%.1f s" % sum(p["seconds"] for p in times[step].values()) for step in steps]
     out.append("| **all** | %s |" % " | ".join(totals))
+    return out
+
+
+def _noop_tasks_section(tasks, shown=15):
+    """Where the no-op re-run's time goes: tasks started and the slowest of them."""
+    if not tasks:
+        return []
+    out = ["", "## Where the no-op re-run's time goes", "",
+           "%d tasks started; the %d slowest:" % (tasks["started"], min(shown, len(tasks["slowest"]))), "",
+           "| part | task | time |", "|---|---|---|"]
+    for task in tasks["slowest"][:shown]:
+        out.append("| %s | %s | %.2f s |" % (task["part"], task["task"].replace("|", "\\|"), task["seconds"]))
     return out
 
 

@@ -16,6 +16,8 @@ description:
     C({name, seconds, changed, failed}) in the order the roles first ran (C(failed) counts task failures,
     rescued ones included; the PLAY RECAP judges the run); tasks outside a role count under their
     play's name. Only for molecule/gpu (tests/gpu/run-gpu-scenario).
+  - Writes C(tasks-<GPU_STEP>.json) beside it, where a no-op run's time goes - the number of tasks
+    started and the slowest tasks, C({part, task, seconds}), slowest first.
 """
 
 import json
@@ -23,6 +25,9 @@ import os
 import time
 
 from ansible.plugins.callback import CallbackBase
+
+# How many of the slowest tasks tasks-<step>.json lists.
+SLOWEST = 40
 
 
 class CallbackModule(CallbackBase):
@@ -37,10 +42,15 @@ class CallbackModule(CallbackBase):
         self._current = None
         self._started = None
         self._play = ""
+        self._task = None
+        self._tasks = {}
+        self._started_tasks = 0
 
     def _close(self):
         if self._current is not None:
-            self._parts[self._current]["seconds"] += time.monotonic() - self._started
+            seconds = time.monotonic() - self._started
+            self._parts[self._current]["seconds"] += seconds
+            self._tasks[self._task] = self._tasks.get(self._task, 0.0) + seconds
             self._current = None
 
     def _part(self, task):
@@ -55,6 +65,9 @@ class CallbackModule(CallbackBase):
     def v2_playbook_on_task_start(self, task, is_conditional):
         self._close()
         self._current = self._part(task)
+        # Keyed by part and name: a task file included twice (gpu facts) sums under one line.
+        self._task = (self._current, task.get_name().rpartition(" : ")[2])
+        self._started_tasks += 1
         self._parts.setdefault(self._current, {"name": self._current, "seconds": 0.0, "changed": 0, "failed": 0})
         self._started = time.monotonic()
 
@@ -84,4 +97,10 @@ class CallbackModule(CallbackBase):
         parts = [dict(part, seconds=round(part["seconds"], 1)) for part in self._parts.values()]
         with open(os.path.join(folder, "roles-%s.json" % step), "w") as handle:
             json.dump(parts, handle, indent=2)
+            handle.write("\n")
+        slowest = sorted(self._tasks.items(), key=lambda item: -item[1])[:SLOWEST]
+        tasks = {"started": self._started_tasks,
+                 "slowest": [{"part": part, "task": name, "seconds": round(seconds, 2)} for (part, name), seconds in slowest]}
+        with open(os.path.join(folder, "tasks-%s.json" % step), "w") as handle:
+            json.dump(tasks, handle, indent=2)
             handle.write("\n")

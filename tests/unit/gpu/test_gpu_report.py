@@ -119,6 +119,20 @@ def test_the_env_section_says_how_the_env_was_made_and_roles_compare_steps(tmp_p
     assert "`aistack_env_prefix: /opt/torch/.venv` alone made it" in markdown and "6/6 checks passed" in markdown
 
 
+def test_the_no_op_section_lists_the_slowest_tasks_of_the_idempotence_run(tmp_path):
+    results = tmp_path / "h200"
+    results.mkdir()
+    (results / "tasks-converge.json").write_text(json.dumps({"started": 300, "slowest": [
+        {"part": "apex_build", "task": "Build the wheel", "seconds": 170.0}]}))
+    (results / "tasks-idempotence.json").write_text(json.dumps({"started": 278, "slowest": [
+        {"part": "jupyter_kernel", "task": "Start the kernel | prove it", "seconds": 4.25},
+        {"part": "apex_build", "task": "Probe the env", "seconds": 3.0}]}))
+    markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
+    assert "278 tasks started; the 2 slowest:" in markdown
+    assert "| jupyter_kernel | Start the kernel \\| prove it | 4.25 s |" in markdown
+    assert "Build the wheel" not in markdown
+
+
 def test_driver_section_from_the_h200_adopt_run():
     # nvidia_driver_report and the health verdict as the H200's converge printed them (ecb5c71).
     driver = {
