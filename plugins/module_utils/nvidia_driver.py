@@ -589,6 +589,23 @@ def check_install(decision, gpu, installed_package_version, packages_changed, re
             "reboot_pending": needed and not now}
 
 
+def works_problems(gpu, installed):
+    """Whether the installed driver works, read after the install (and the reboot, if any): one
+    problem naming what the GPUs show, or none. Nothing to judge on a node without NVIDIA PCI
+    devices, without an installed version, or with a reboot still pending (the old module runs).
+
+    ``gpu``: gpu_facts' reading; ``installed``: what ``check_install()`` returned."""
+    gpu = gpu or {}
+    if not gpu.get("pci_devices") or not installed.get("installed_version") or installed.get("reboot_pending"):
+        return []
+    running = (gpu.get("driver") or {}).get("version")
+    if gpu.get("state") == "ok" and running and version_tuple(running) == version_tuple(installed["installed_version"]):
+        return []
+    return ["the driver does not work after the install: GPU state %s, running %s, installed %s (%s). Fix: read the "
+            "kernel log (dmesg | grep -i nvrm) and reboot the node if the old module is still loaded."
+            % (gpu.get("state"), running or "none", installed["installed_version"], "; ".join(gpu.get("messages") or []) or "no message")]
+
+
 def reboot_needed(gpu, module_changed, record, boot_id, installed_version=None):
     """True after a kernel module change not yet followed by a reboot, or when the loaded module
     differs from the installed userspace (NVML's mismatch, or the installed package's version).

@@ -20,16 +20,19 @@ description:
   - With O(stage=installed), after the packages, it reads C(dkms status) for the planned module and what is held, and
     returns the installed driver version, the DKMS registrations and their problems, the packages to hold, and whether
     the node needs a reboot.
+  - With O(stage=works), after the install and the reboot the role made, if any, it judges the install against the GPU
+    facts read then (O(gpu)), with a problem when a GPU node does not run the installed version and none while a
+    reboot is still pending.
   - It takes the GPU facts it is given (O(gpu), gathered once per run by the P(aistack.gpu_node.preflight#role) role);
     it never probes the GPUs.
 author: aistack.gpu_node contributors (@aistack)
 options:
   stage:
     description:
-      - C(preflight) decides before any change; C(installed) checks the install after the packages; C(fabric) checks
-        the NVSwitch fabric state in O(fabric_state).
+      - C(preflight) decides before any change; C(installed) checks the install after the packages; C(works) checks
+        the driver runs at the installed version; C(fabric) checks the NVSwitch fabric state in O(fabric_state).
     type: str
-    choices: [preflight, installed, fabric]
+    choices: [preflight, installed, works, fabric]
     default: preflight
   gpu:
     description: The GPU facts, C(ansible_facts.aistack_gpu) from M(aistack.gpu_node.gpu_facts).
@@ -136,6 +139,10 @@ options:
   fabric_state:
     description: The output of C(nvidia-smi -q) on a node with NVSwitches. Used by O(stage=fabric).
     type: str
+  installed:
+    description: What O(stage=installed) returned (registered). Required by O(stage=works), which judges it against
+      O(gpu) read after the install (and the reboot, if any).
+    type: dict
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -401,7 +408,7 @@ def installed(module, boot_id):
 def main():
     module = AnsibleModule(
         argument_spec=dict(
-            stage=dict(type="str", choices=["preflight", "installed", "fabric"], default="preflight"),
+            stage=dict(type="str", choices=["preflight", "installed", "works", "fabric"], default="preflight"),
             gpu=dict(type="dict", required=True),
             record_path=dict(type="path", default="/var/lib/aistack/nvidia_driver.json"),
             distribution=dict(type="str"),
@@ -430,13 +437,16 @@ def main():
             hold=dict(type="bool", default=False),
             installed_packages=dict(type="list", elements="str", default=[]),
             fabric_state=dict(type="str"),
+            installed=dict(type="dict"),
         ),
-        required_if=[("stage", "installed", ("decision",))],
+        required_if=[("stage", "installed", ("decision",)), ("stage", "works", ("installed",))],
         supports_check_mode=True,
     )
     boot_id = (read_text(nvidia_driver.BOOT_ID_PATH) or b"").decode("utf-8").strip()
     if module.params["stage"] == "fabric":
         module.exit_json(changed=False, **fabric(module))
+    if module.params["stage"] == "works":
+        module.exit_json(changed=False, problems=nvidia_driver.works_problems(module.params["gpu"], module.params["installed"]))
     stage = preflight if module.params["stage"] == "preflight" else installed
     module.exit_json(changed=False, **stage(module, boot_id))
 

@@ -7,11 +7,13 @@ __metaclass__ = type
 
 import datetime
 import fnmatch
+import json
+import os
 import re
 
 import pytest
 
-from conftest import read_h200, read_public
+from conftest import FIXTURES, read_h200, read_public
 from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver, nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
     adopt_report,
@@ -528,3 +530,31 @@ def test_upgrader_exclusions_cover_what_the_hold_covers():
 def test_plan_carries_the_upgrader_exclusions_of_its_package_manager():
     assert plan(DEBIAN, source="distro")["upgrader_exclusions"] == nvidia_driver.upgrader_exclusions("apt")
     assert plan(ROCKY, branch="580", gpus=[H200])["upgrader_exclusions"] == nvidia_driver.upgrader_exclusions("dnf")
+
+
+@pytest.fixture
+def h200_gpu_facts():
+    """gpu_facts as the GPU scenario recorded it on the H200 (tests/gpu/results/h200/host.json at 3b59847)."""
+    with open(os.path.join(FIXTURES, "gpu", "gpu_facts-h200.json")) as handle:
+        return json.load(handle)
+
+
+def test_the_driver_works_at_the_installed_version(h200_gpu_facts):
+    h200 = h200_gpu_facts
+    installed = {"installed_version": "580.159.04", "reboot_pending": False}
+    assert nvidia_driver.works_problems(h200, installed) == []
+    # The package moved on, the node runs the old module: named with both versions and the way out.
+    newer = dict(installed, installed_version="580.200.01")
+    problem, = nvidia_driver.works_problems(h200, newer)
+    assert "running 580.159.04, installed 580.200.01" in problem and "Fix: read the kernel log" in problem
+    broken = dict(h200, state="driver_error", messages=["NVML: Driver Not Loaded"])
+    problem, = nvidia_driver.works_problems(broken, installed)
+    assert "GPU state driver_error" in problem and "NVML: Driver Not Loaded" in problem
+
+
+def test_nothing_to_judge_without_gpu_install_or_while_a_reboot_is_pending(h200_gpu_facts):
+    h200 = h200_gpu_facts
+    installed = {"installed_version": "580.200.01", "reboot_pending": False}
+    assert nvidia_driver.works_problems(NO_GPU, installed) == []
+    assert nvidia_driver.works_problems(h200, dict(installed, reboot_pending=True)) == []
+    assert nvidia_driver.works_problems(h200, dict(installed, installed_version=None)) == []
