@@ -200,6 +200,8 @@ def apt_path_section(apt_path):
            % (apt_path.get("distro"), "passed" if apt_path.get("passed") else "FAILED", apt_path.get("rc"),
               apt_path.get("seconds"), ", ".join("`%s`" % line.rsplit(" ", 1)[0] for line in untouched.get("before") or []),
               "yes" if untouched.get("same") else "NO")]
+    if apt_path.get("python_apt"):
+        out.append("Python's apt bindings for ansible's apt module: %s." % apt_path["python_apt"])
     if not plain:
         return out
     report = plain.get("report") or {}

@@ -179,6 +179,14 @@ def test_the_apt_path_section_from_a_recorded_run(tmp_path):
     assert "would move 14 of them: `nvidia-open-580`," in section and "`nvidia-fabricmanager-580`" in section
 
 
+def test_the_apt_path_section_says_where_python_apt_came_from():
+    section = "\n".join(gpu_report.apt_path_section({"distro": "ubuntu2404", "rc": 0, "python_apt": (
+        "built for the overlay by tests/gpu/python-apt-bindings: python-apt_2.6.0.tar.xz for Python 3.12.3 on libapt-pkg 2.7.14")}))
+    assert ("Python's apt bindings for ansible's apt module: built for the overlay by tests/gpu/python-apt-bindings: "
+            "python-apt_2.6.0.tar.xz for Python 3.12.3 on libapt-pkg 2.7.14.") in section
+    assert "Python's apt bindings" not in "\n".join(gpu_report.apt_path_section({"distro": "debian12", "rc": 0}))
+
+
 def test_the_apt_path_section_says_what_failed():
     run = json.load(open(APT_PATH_RUN))
     run["upgrade"]["held_after"] = [line.replace("nvidia-open-580 580.159.04-1", "nvidia-open-580 580.200.01-1")
