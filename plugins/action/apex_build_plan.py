@@ -52,6 +52,7 @@ ARGUMENT_SPEC = dict(
     mib_per_job=dict(type='int', default=ab.DEFAULT_MIB_PER_JOB),
     setup_py=dict(type='dict', default={}),
     cuda_home=dict(type='str', default=''),
+    inputs=dict(type='dict', default={}),
 )
 
 
@@ -77,9 +78,13 @@ class ActionModule(PlanAction):
 
     @staticmethod
     def _gate(args):
-        return ab.gate_decision(args['version'], args['legacy_apis'], args['tested_commit'],
-                                args['cpp_ext'], args['cuda_ext'], args['contrib_extensions'], args['gpu_state'],
-                                args['build_host'], args['arch_list'])
+        decision = ab.gate_decision(args['version'], args['legacy_apis'], args['tested_commit'],
+                                    args['cpp_ext'], args['cuda_ext'], args['contrib_extensions'], args['gpu_state'],
+                                    args['build_host'], args['arch_list'])
+        inputs = dict(args['inputs'], cpp_ext=args['cpp_ext'], cuda_ext=args['cuda_ext'],
+                      contrib_extensions=args['contrib_extensions'], arch_list=args['arch_list'], legacy_apis=args['legacy_apis'])
+        decision['problems'] = ab.input_problems(inputs, decision['version'], decision['legacy_apis_ref'])
+        return decision
 
     @staticmethod
     def _key(args):

@@ -32,6 +32,11 @@ _COMPOUND = re.compile(r"^(if|elif|else|for|while|try|except|with)\b")
 _CALENDAR_TAG = re.compile(r"^v?(\d{2})\.(\d{2})(?:\.(\d+))?$")
 # A cache entry's wheel is a file name beside its marker, never a path (markers may come from a URL).
 _WHEEL_NAME = re.compile(r"^apex-[A-Za-z0-9_.+!-]+\.whl$")
+# What the role's inputs must look like where an argument spec cannot say it.
+_GIT_VERSION = re.compile(r"^([0-9a-f]{7,40}|v?[0-9]{2}\.[0-9]{2}(\.[0-9]+)?)$")
+_ARCHIVE_PATH = re.compile(r"^/.*\.(tar\.gz|tgz|tar\.xz|tar|zip)$")
+_ARCH_LIST = re.compile(r"^([0-9]+\.[0-9]+[af]?(\+PTX)?)([; ][0-9]+\.[0-9]+[af]?(\+PTX)?)*$")
+_CACHE_URL = re.compile(r"^https?://[^/\s]+(/\S*)?$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -345,6 +350,47 @@ def requested_flags(cpp_ext, cuda_ext, contrib):
     extension (``APEX_XENTROPY``, ``xentropy`` or ``--xentropy``) once, lower case and sorted."""
     named = set(re.sub(r"^-*", "--", re.sub(r"(?i)^APEX_", "", str(name)).lower()) for name in contrib or [])
     return [flag for flag, on in zip(CORE_FLAGS, (cpp_ext, cuda_ext)) if on] + sorted(named - set(CORE_FLAGS))
+
+
+def input_problems(inputs, version, legacy_apis_ref):
+    """What is wrong with the role's inputs beyond their types (the argument spec checks those), one
+    message per variable naming what was expected; empty when nothing is. Each check runs only for
+    the inputs given.
+
+    ``inputs``: role variables without the ``apex_build_`` prefix (``env_prefix``, ``cpp_ext``,
+    ``cuda_ext``, ``contrib_extensions``, ``source_type``, ``archive``, ``arch_list``, ``cache_dir``,
+    ``work_dir``, ``controller_cache_dir``, ``poll_s``, ``timeout_s``, ``cache_url``,
+    ``cache_url_upload``, ``legacy_apis``); ``version``: the resolved version; ``legacy_apis_ref``:
+    what ``legacy_apis_ref(version)`` says."""
+    problems = []
+    # The env prefix may be empty (no environment yet: the role says so in one line after the gate).
+    for name, may_be_empty in (("env_prefix", True), ("cache_dir", False), ("work_dir", False), ("controller_cache_dir", True)):
+        value = inputs.get(name)
+        if value is not None and (value or not may_be_empty) and not value.startswith("/"):
+            problems.append('apex_build_%s must be an absolute path (got "%s").' % (name, value))
+    if not (inputs.get("cpp_ext") or inputs.get("cuda_ext") or inputs.get("contrib_extensions")):
+        problems.append("apex_build_cpp_ext, apex_build_cuda_ext and apex_build_contrib_extensions request no extension: "
+                        "a Python-only APEX has no kernels; request at least one.")
+    if inputs.get("source_type") == "archive":
+        if not _ARCHIVE_PATH.match(inputs.get("archive") or ""):
+            problems.append('apex_build_source_type=archive needs apex_build_archive, an absolute path to a '
+                            '.tar.gz/.tgz/.tar.xz/.tar/.zip (got "%s").' % (inputs.get("archive") or ""))
+    elif inputs.get("source_type") == "git" and not _GIT_VERSION.match(version or ""):
+        problems.append('apex_build_version must be a commit id or a tag like 25.05, never a branch (got "%s").' % version)
+    if inputs.get("arch_list") and not _ARCH_LIST.match(inputs["arch_list"]):
+        problems.append('apex_build_arch_list must look like "9.0" or "8.0;9.0+PTX" (got "%s").' % inputs["arch_list"])
+    if "poll_s" in inputs and "timeout_s" in inputs and not 0 < int(inputs["poll_s"]) < int(inputs["timeout_s"]):
+        problems.append("apex_build_timeout_s (%s) must exceed apex_build_poll_s (%s), which must be above 0."
+                        % (inputs["timeout_s"], inputs["poll_s"]))
+    if inputs.get("cache_url") and not _CACHE_URL.match(inputs["cache_url"]):
+        problems.append('apex_build_cache_url must be an http:// or https:// URL (got "%s").' % inputs["cache_url"])
+    if inputs.get("cache_url_upload") and not inputs.get("cache_url"):
+        problems.append("apex_build_cache_url_upload needs apex_build_cache_url, the URL to upload to.")
+    if inputs.get("legacy_apis") and legacy_apis_ref is False:
+        problems.append("apex_build_legacy_apis is set but apex_build_version %s is newer than tag %s: apex.amp and "
+                        "apex.parallel were removed after it. Pin %s or older, or port the code to torch.amp and torch DDP."
+                        % (version, LAST_TAG_WITH_LEGACY_APIS, LAST_TAG_WITH_LEGACY_APIS))
+    return problems
 
 
 def gate_decision(version, legacy_apis, tested_commit, cpp_ext, cuda_ext, contrib, gpu_state, build_host, arch_list):

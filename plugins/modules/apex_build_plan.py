@@ -183,6 +183,14 @@ options:
     description: C(apex_build_cuda_home); it counts only where cuda_compat found nvcc. Used by O(stage=source).
     type: str
     default: ''
+  inputs:
+    description:
+      - The role's other variables to check at O(stage=gate), named without the C(apex_build_) prefix (C(env_prefix),
+        C(source_type), C(archive), C(cache_dir), C(work_dir), C(controller_cache_dir), C(poll_s), C(timeout_s),
+        C(cache_url), C(cache_url_upload)); each check runs only for the names given. What is wrong comes back as
+        RV(problems).
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
@@ -200,6 +208,9 @@ EXAMPLES = r'''
     tested_commit: 6424da3b4faa6c8f062da4a48c424fff3f02d42d
     gpu_state: "{{ ansible_facts.aistack_gpu.state }}"
     build_host: "{{ inventory_hostname in apex_build_build_hosts }}"
+    inputs:
+      source_type: git
+      cache_dir: /var/cache/aistack/apex-wheels
   register: gate
 
 - name: Size the build of the source's setup.py
@@ -234,6 +245,14 @@ legacy_apis_ref:
   description: Whether the version still has C(apex.amp) and C(apex.parallel); null for a commit, which cannot tell.
   returned: O(stage=gate)
   type: bool
+problems:
+  description:
+    - What is wrong with the inputs beyond their types, one message per variable naming what was expected (a branch
+      as O(version), a relative path, an arch list in C(sm_90) form, a legacy-API request on a version without them
+      ...); empty when nothing is.
+  returned: O(stage=gate)
+  type: list
+  elements: str
 gate:
   description: C(run) (whether the node gets APEX) and C(reason), the one line a skipped node reports.
   returned: O(stage=gate)

@@ -107,3 +107,11 @@ def test_entry_prefers_the_shared_marker_then_the_controller_then_the_url(tmp_pa
     assert run_action(ActionModule, skipped, tmp_path)["entry_source"] == "url"
     none = run_action(ActionModule, dict(stage="entry", key="k1"), tmp_path)
     assert (none["entry_meta"], none["entry_source"]) == (None, None)
+
+
+def test_gate_names_bad_inputs(tmp_path):
+    result = run_action(ActionModule, dict(stage="gate", version="main", gpu_state="ok",
+                                           inputs=dict(source_type="git", cache_dir="cache")), tmp_path)
+    assert not result.get("failed") and result["problems"] == [
+        'apex_build_cache_dir must be an absolute path (got "cache").',
+        'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "main").']

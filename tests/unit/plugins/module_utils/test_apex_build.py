@@ -405,3 +405,46 @@ def test_a_node_with_a_gpu_always_runs(state):
 
 def test_a_cpp_only_build_runs_without_gpu():
     assert apex_build.gpu_gate("no_gpu", False, False, "") == {"run": True, "reason": None}
+
+
+ROLE_INPUTS = dict(env_prefix="/opt/conda/envs/torch", cpp_ext=True, cuda_ext=True, contrib_extensions=[], source_type="git",
+                   archive="", arch_list="", cache_dir="/var/cache/aistack/apex-wheels", work_dir="/var/tmp/aistack-apex-build",
+                   controller_cache_dir="", poll_s=15, timeout_s=7200, cache_url="", cache_url_upload=False, legacy_apis=False)
+
+
+def test_the_shipped_defaults_are_good_input():
+    assert apex_build.input_problems(ROLE_INPUTS, "6424da3b4faa6c8f062da4a48c424fff3f02d42d", None) == []
+    assert apex_build.input_problems(dict(ROLE_INPUTS, env_prefix=""), "25.05", True) == []
+
+
+@pytest.mark.parametrize("changed, version, message", [
+    (dict(env_prefix="opt/torch/.venv"), "25.05", 'apex_build_env_prefix must be an absolute path (got "opt/torch/.venv").'),
+    (dict(cache_dir=""), "25.05", 'apex_build_cache_dir must be an absolute path (got "").'),
+    (dict(work_dir="tmp"), "25.05", 'apex_build_work_dir must be an absolute path (got "tmp").'),
+    (dict(controller_cache_dir="cache"), "25.05", 'apex_build_controller_cache_dir must be an absolute path (got "cache").'),
+    (dict(cpp_ext=False, cuda_ext=False), "25.05", "a Python-only APEX has no kernels; request at least one."),
+    ({}, "master", 'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "master").'),
+    (dict(source_type="archive"), "25.05", 'apex_build_source_type=archive needs apex_build_archive, an absolute path'),
+    (dict(source_type="archive", archive="/srv/apex.rar"), "25.05", '(got "/srv/apex.rar")'),
+    (dict(arch_list="sm_90"), "25.05", 'apex_build_arch_list must look like "9.0" or "8.0;9.0+PTX" (got "sm_90").'),
+    (dict(timeout_s=10, poll_s=15), "25.05", "apex_build_timeout_s (10) must exceed apex_build_poll_s (15)"),
+    (dict(poll_s=0), "25.05", "apex_build_timeout_s (7200) must exceed apex_build_poll_s (0), which must be above 0."),
+    (dict(cache_url="ftp://cache.example/apex"), "25.05", 'apex_build_cache_url must be an http:// or https:// URL (got "ftp://'),
+    (dict(cache_url_upload=True), "25.05", "apex_build_cache_url_upload needs apex_build_cache_url"),
+])
+def test_each_bad_input_is_named_with_what_was_expected(changed, version, message):
+    problems = apex_build.input_problems(dict(ROLE_INPUTS, **changed), version, None)
+    assert len(problems) == 1 and message in problems[0]
+
+
+def test_legacy_apis_on_a_tag_without_them():
+    problems = apex_build.input_problems(dict(ROLE_INPUTS, legacy_apis=True), "25.07", apex_build.legacy_apis_ref("25.07"))
+    assert problems == ["apex_build_legacy_apis is set but apex_build_version 25.07 is newer than tag 25.05: apex.amp and "
+                        "apex.parallel were removed after it. Pin 25.05 or older, or port the code to torch.amp and torch DDP."]
+    assert apex_build.input_problems(dict(ROLE_INPUTS, legacy_apis=True), "25.05", apex_build.legacy_apis_ref("25.05")) == []
+
+
+def test_only_the_inputs_given_are_checked():
+    assert apex_build.input_problems({"cpp_ext": True}, "", None) == []
+    assert apex_build.input_problems({"cpp_ext": True, "source_type": "git"}, "", None) == [
+        'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "").']
