@@ -1,4 +1,4 @@
-# aistack.gpu_node — every entry point. Each target bootstraps what it needs (tooling/bootstrap).
+# aistack.gpu_node — every entry point. Each target bootstraps what it needs (dev/bootstrap).
 # Each target carries a one-line `## description`; `make help` (the default) lists them all.
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -9,7 +9,7 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_FORCE_COLOR := false
-export CONTAINERS_CONF := $(CURDIR)/tests/testbed/containers.conf
+export CONTAINERS_CONF := $(CURDIR)/tests/support/testbed/containers.conf
 export PY_COLORS := 0
 export NO_COLOR := 1
 
@@ -24,17 +24,17 @@ MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)
 help: ## this list: every target, one line each
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' Makefile
 
-setup: ## prepare the tooling (.venv, pinned collections) with tooling/bootstrap
-	@tooling/bootstrap
+setup: ## prepare the tooling (.venv, pinned collections) with dev/bootstrap
+	@dev/bootstrap
 	@touch $(SETUP_DONE)
 
 # Targets below need the tooling; it is prepared once, and again when its pins change.
-$(SETUP_DONE): tooling/bootstrap tooling/requirements.txt tooling/collections.yml tooling/bundle.txt
-	@tooling/bootstrap
+$(SETUP_DONE): dev/bootstrap dev/requirements.txt dev/collections.yml dev/bundle.txt
+	@dev/bootstrap
 	@touch $@
 
 setup-testbed: ## the tooling plus the podman testbed the integration and molecule tests use
-	@tooling/bootstrap --testbed
+	@dev/bootstrap --testbed
 	@touch $(SETUP_DONE)
 
 site: $(SETUP_DONE) ## provision this machine: site.yml against inventories/local (ARGS=... passed on)
@@ -57,20 +57,20 @@ lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs a
 	ansible-lint --offline
 	@$(MAKE) --no-print-directory changelog-lint
 	@echo "==> role READMEs against meta/argument_specs.yml"
-	python tooling/role_docs.py --check
-	@python tooling/make_help_check.py
-	@python tooling/doc_paths_check.py
-	@tooling/docs --lint
+	python dev/role_docs.py --check
+	@python dev/make_help_check.py
+	@python dev/doc_paths_check.py
+	@dev/docs --lint
 
 docs: $(SETUP_DONE) ## the docsite (antsibull-docs: every module, filter, role) into .cache/docs/html, no warnings
-	@tooling/docs
+	@dev/docs
 
 changelog-lint: $(SETUP_DONE) ## antsibull-changelog lint of changelogs/
 	@echo "==> antsibull-changelog lint"
 	antsibull-changelog lint
 
 sanity: $(SETUP_DONE) ## ansible-test sanity (ansible-core 2.19, Python 3.11) in an assembled collection tree
-	tooling/sanity $(SANITY_TREE) 3.11 $(ARGS)
+	dev/sanity $(SANITY_TREE) 3.11 $(ARGS)
 
 unit: $(SETUP_DONE) ## pytest unit tests with coverage (fails under 90%)
 	@echo "==> pytest unit tests"
@@ -82,7 +82,7 @@ integration: $(SETUP_DONE) ## pytest integration tests
 	python -m pytest tests/integration -p no:cacheprovider $(ARGS)
 
 molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes
-	@tests/testbed/build-node-image
+	@tests/support/testbed/build-node-image
 	@for scenario in $(MOLECULE_SCENARIOS); do \
 	  echo "==> molecule test -s $$scenario"; \
 	  molecule test -s $$scenario || exit 1; \
@@ -94,15 +94,15 @@ build: $(SETUP_DONE) ## build the collection tarball into .cache/build
 
 galaxy: build ## galaxy-importer (Galaxy's own import checks) on the built tarball
 	@echo "==> galaxy-importer on $(BUILT_TARBALL)"
-	cd .cache/build && "$$(../../tooling/tool-venv galaxy-importer)/python" -m galaxy_importer.main $(notdir $(BUILT_TARBALL))
+	cd .cache/build && "$$(../../dev/tool-venv galaxy-importer)/python" -m galaxy_importer.main $(notdir $(BUILT_TARBALL))
 
-# Not in `make test` (it takes an hour cold on 2 cores): tooling/matrix.py says what it runs.
+# Not in `make test` (it takes an hour cold on 2 cores): dev/matrix.py says what it runs.
 matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sanity, unit, site scenario at both ends
-	python tooling/matrix.py $(if $(VERSIONS),--versions $(VERSIONS)) $(if $(CHECKS),--checks $(CHECKS))
+	python dev/matrix.py $(if $(VERSIONS),--versions $(VERSIONS)) $(if $(CHECKS),--checks $(CHECKS))
 
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).
 wheelhouse: $(SETUP_DONE) ## Python 3.12 wheels an air-gapped GPU host needs for make test-gpu (DIR=...)
-	tooling/make-wheelhouse $(DIR)
+	dev/make-wheelhouse $(DIR)
 
 gpu-carry: $(SETUP_DONE) ## what make test-gpu needs on an air-gapped GPU host, in .cache/gpu-carry (APEX_ARCHIVE=...)
 	tests/gpu/make-gpu-carry
@@ -118,5 +118,5 @@ drift: $(SETUP_DONE) ## drift check of INVENTORY (default: this machine): JSON, 
 
 # Prints figures; never a pass/fail on time. NODES=... sets the drift fleet size (default 4).
 bench: setup-testbed ## benchmarks on fresh podman nodes: first vs second site.yml run, drift over NODES nodes
-	@tests/testbed/build-node-image
+	@tests/support/testbed/build-node-image
 	python tests/bench/run_bench.py $(if $(NODES),--nodes $(NODES)) $(ARGS)

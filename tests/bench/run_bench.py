@@ -11,7 +11,7 @@
 Beside each time: tasks run per host and module round-trips per host (what the podman
 connection pays for), counted by tests/bench/callback_plugins/bench_counts.py.
 
-Nodes are the test bed's image (tests/testbed/build-node-image), started like molecule's
+Nodes are the test bed's image (tests/support/testbed/build-node-image), started like molecule's
 (molecule/resources/create.yml) and removed at the end. The inventory is the site scenario's
 (molecule/site/group_vars: the shipped defaults with local sources, which
 molecule/site/sources.yml lays out).
@@ -33,7 +33,7 @@ SITE_SCENARIO = os.path.join(REPO_ROOT, "molecule", "site")
 SOURCES = os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
 CALLBACKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "callback_plugins")
 # The test bed's pipelining podman connection, which the site scenario's group_vars name.
-CONNECTIONS = os.path.join(REPO_ROOT, "tests", "testbed", "connection_plugins")
+CONNECTIONS = os.path.join(REPO_ROOT, "tests", "support", "testbed", "connection_plugins")
 
 
 def sh(args, check=True, **kwargs):
@@ -194,7 +194,7 @@ def main():
             for name in names:
                 sh(["podman", "rm", "--force", "--ignore", name], check=False)
         sh([sys.executable, "-m", "conda_testbed.serve", "stop", "--dir", os.path.join(SOURCES, "conda")], check=False,
-           cwd=os.path.join(REPO_ROOT, "tests", "conda"), env=dict(os.environ, PYTHONPATH=os.path.join(REPO_ROOT, "tests", "conda")))
+           cwd=os.path.join(REPO_ROOT, "tests", "support", "conda"), env=dict(os.environ, PYTHONPATH=os.path.join(REPO_ROOT, "tests", "support", "conda")))
 
 
 if __name__ == "__main__":

@@ -32,8 +32,8 @@ def recap(stdout):
     return hosts
 
 
-# The conda test bed (tests/conda): local channel, loopback mirrors, conda stand-in and installer.
+# The conda test bed (tests/support/conda): local channel, loopback mirrors, conda stand-in and installer.
 import sys  # noqa: E402
 
-sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "conda"))
+sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "support", "conda"))
 from conda_testbed.pytest_plugin import conda_base, conda_channel_root, conda_installer, conda_mirror  # noqa: E402,F401  pylint: disable=wrong-import-position,unused-import

@@ -1,4 +1,4 @@
-"""The stand-in Miniconda installer (tests/conda/conda_testbed/installer.py) against the real one's
+"""The stand-in Miniconda installer (tests/support/conda/conda_testbed/installer.py) against the real one's
 interface: conda/constructor's header.sh, which Miniconda's Linux installers are built from.
 
 Every failure exit is checked for its code, its message (and the stream real Miniconda prints it

@@ -1,4 +1,4 @@
-"""Contract tests: the conda stand-in (tests/conda) against real conda 26.7's recorded outputs.
+"""Contract tests: the conda stand-in (tests/support/conda) against real conda 26.7's recorded outputs.
 
 Every command in the recording's INDEX.tsv is replayed in the recorded order against a fresh
 stand-in base whose configuration matches the recording's; the stand-in must give the same exit

@@ -8,7 +8,7 @@ from conftest import REPO_ROOT, run
 
 
 def _pin(name):
-    with open(os.path.join(REPO_ROOT, "tooling", "requirements.txt")) as handle:
+    with open(os.path.join(REPO_ROOT, "dev", "requirements.txt")) as handle:
         return re.search(r"^%s==\S+$" % re.escape(name), handle.read(), re.M).group(0)
 
 

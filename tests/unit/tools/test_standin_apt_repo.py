@@ -1,4 +1,4 @@
-"""The stand-in .deb and apt repository builder (tests/standin_apt_repo.py)."""
+"""The stand-in .deb and apt repository builder (tests/support/standin_apt_repo.py)."""
 
 import gzip
 import hashlib
@@ -12,7 +12,7 @@ import tarfile
 
 import pytest
 
-sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "support")))
 import standin_apt_repo as standin  # noqa: E402  pylint: disable=wrong-import-position
 
 # dpkg-query -W -f DPKG_QUERY_FORMAT on the nvidia_driver molecule node after converge (excerpt).

@@ -83,7 +83,7 @@ def test_action_of_a_builder_that_cannot_fit_its_overrides(tmp_path):
 
 
 def test_source_of_the_stand_in_tree(tmp_path):
-    with open(os.path.join(REPO_ROOT, "tests", "apex_stub", "setup.py")) as handle:
+    with open(os.path.join(REPO_ROOT, "tests", "support", "apex_stub", "setup.py")) as handle:
         setup_py = _slurped(handle.read())
     result = run_action(ActionModule, dict(stage="source", setup_py=setup_py, cuda_ext=False, contrib_extensions=["demo_contrib"],
                                            probe=PROBE, compat={"torch": {"present": True, "cuda": None}},

@@ -27,7 +27,7 @@ APEX_25_05 = _apex_layout("legacy-layout.py.txt")
 
 
 def _stub_setup():
-    with open(os.path.join(REPO_ROOT, "tests", "apex_stub", "setup.py")) as handle:
+    with open(os.path.join(REPO_ROOT, "tests", "support", "apex_stub", "setup.py")) as handle:
         return handle.read()
 
 

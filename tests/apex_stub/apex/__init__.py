@@ -1,3 +1,0 @@
-"""Stand-in for the ``apex`` package of NVIDIA APEX; see tests/apex_stub/README.md."""
-
-__version__ = "0.1"
