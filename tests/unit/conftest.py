@@ -13,6 +13,8 @@ import tempfile
 import pytest
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# dev/'s scripts (tests/unit/dev) run from that folder, not as an installed package.
+sys.path.insert(0, os.path.join(REPO_ROOT, "dev"))
 
 
 def _collection_root():
