@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-SERVER = os.path.join(os.path.dirname(__file__), "..", "http_cache_server.py")
+SERVER = os.path.join(os.path.dirname(__file__), "..", "support", "http_cache_server.py")
 CLIENT = """
 import base64, sys, urllib.request
 request = urllib.request.Request(sys.argv[1], data=b"x" * 1000, method="PUT",
