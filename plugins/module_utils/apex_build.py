@@ -33,7 +33,7 @@ _CALENDAR_TAG = re.compile(r"^v?(\d{2})\.(\d{2})(?:\.(\d+))?$")
 # A cache entry's wheel is a file name beside its marker, never a path (markers may come from a URL).
 _WHEEL_NAME = re.compile(r"^apex-[A-Za-z0-9_.+!-]+\.whl$")
 # What the role's inputs must look like where an argument spec cannot say it.
-_GIT_VERSION = re.compile(r"^([0-9a-f]{7,40}|v?[0-9]{2}\.[0-9]{2}(\.[0-9]+)?)$")
+_COMMIT_ID = re.compile(r"^[0-9a-f]{7,40}$")
 _ARCHIVE_PATH = re.compile(r"^/.*\.(tar\.gz|tgz|tar\.xz|tar|zip)$")
 _ARCH_LIST = re.compile(r"^([0-9]+\.[0-9]+[af]?(\+PTX)?)([; ][0-9]+\.[0-9]+[af]?(\+PTX)?)*$")
 _CACHE_URL = re.compile(r"^https?://[^/\s]+(/\S*)?$")
@@ -375,7 +375,7 @@ def input_problems(inputs, version, legacy_apis_ref):
         if not _ARCHIVE_PATH.match(inputs.get("archive") or ""):
             problems.append('apex_build_source_type=archive needs apex_build_archive, an absolute path to a '
                             '.tar.gz/.tgz/.tar.xz/.tar/.zip (got "%s").' % (inputs.get("archive") or ""))
-    elif inputs.get("source_type") == "git" and not _GIT_VERSION.match(version or ""):
+    elif inputs.get("source_type") == "git" and not (_COMMIT_ID.match(version or "") or _CALENDAR_TAG.match(version or "")):
         problems.append('apex_build_version must be a commit id or a tag like 25.05, never a branch (got "%s").' % version)
     if inputs.get("arch_list") and not _ARCH_LIST.match(inputs["arch_list"]):
         problems.append('apex_build_arch_list must look like "9.0" or "8.0;9.0+PTX" (got "%s").' % inputs["arch_list"])
