@@ -39,3 +39,15 @@ def test_a_role_run_alone_reads_the_gpus_itself(tmp_path):
         "      node_manifest_path: %s\n      node_manifest_apex: {commit: none, wheel_key: none}\n" % (tmp_path / "manifest.json"))
     calls, output = module_calls(tmp_path, [str(playbook)])
     assert calls["localhost"].get(GPU_FACTS) == 1, output
+
+
+def test_site_decides_and_checks_once_per_host(tmp_path):
+    # site.yml's preflight play decides the driver and checks the validation input before any change;
+    # the roles reuse that (and the facts it gathered) instead of deciding and checking again.
+    calls, output = module_calls(tmp_path, ["site.yml"] + NO_NETWORK)
+    assert "TASK [aistack.gpu_node.nvidia_driver : " in output and "TASK [aistack.gpu_node.gpu_validate : " in output, output
+    once = ("aistack.gpu_node.nvidia_driver_plan", "aistack.gpu_node.gpu_validation")
+    assert dict((action, calls["localhost"].get(action, 0)) for action in once) == dict.fromkeys(once, 1), output
+    # The preflight role's facts (min, virtual); the rest read the manifest: gpu_validate once,
+    # node_manifest once per section it writes (provision, validation).
+    assert calls["localhost"].get("ansible.builtin.setup") == 4, output
