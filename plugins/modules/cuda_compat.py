@@ -55,6 +55,13 @@ options:
     description:
       - The C(aistack_gpu) fact from M(aistack.gpu_node.gpu_facts); when omitted the module reads the GPUs itself.
     type: dict
+  reading:
+    description:
+      - The RV(report) of an earlier run of this module on the same O(python), for an environment that has not
+        changed since; its C(python), C(torch) and C(apex) stand for the environment, which is then not run
+        again (importing torch takes seconds). nvcc, the GPUs and the driver are still read.
+      - Its C(python.interpreter) must be O(python), and it must have run (no C(python.error)).
+    type: dict
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -96,6 +103,12 @@ EXAMPLES = r"""
     python: /opt/torch/.venv/bin/python
     gpu_facts: "{{ ansible_facts.aistack_gpu }}"
     apex: false
+    fail_on: never
+
+- name: Check the toolkit again later in the run without importing torch a second time
+  aistack.gpu_node.cuda_compat:
+    python: /opt/torch/.venv/bin/python
+    reading: "{{ cuda_check.report }}"
     fail_on: never
 """
 
@@ -210,9 +223,29 @@ def driver_lifecycle(facts):
     return branch_lifecycle(version_tuple(version)[0]) if version else None
 
 
+def reading_problem(reading, python):
+    """Why an earlier report cannot stand for ``python``'s environment, None when it can."""
+    python_info = reading.get("python") or {}
+    if python_info.get("interpreter") != python:
+        return "reading is the report of %s, not of python %s" % (python_info.get("interpreter"), python)
+    if python_info.get("error") or not isinstance(reading.get("torch"), dict):
+        return "reading is the report of a probe of %s that did not run: %s" % (python, python_info.get("error"))
+    return None
+
+
+def probe_from_reading(reading):
+    """The probe dict of an earlier report (its python, torch and apex parts)."""
+    python_info = reading["python"]
+    return {"interpreter": python_info["interpreter"], "python_version": python_info.get("version"), "error": None,
+            "torch": dict(reading["torch"]), "apex": dict(reading.get("apex") or {})}
+
+
 def build_report(module, runner):
     params = module.params
-    probe = collect_python(runner, params["python"])
+    if params["reading"]:
+        probe = probe_from_reading(params["reading"])
+    else:
+        probe = collect_python(runner, params["python"])
     if params["cuda_home"]:
         cuda_home, found_by = params["cuda_home"], "cuda_home option"
     else:
@@ -255,9 +288,14 @@ def main():
             apex=dict(type="bool", default=True),
             fail_on=dict(type="str", default="error", choices=["error", "warning", "never"]),
             gpu_facts=dict(type="dict"),
+            reading=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
+    if module.params["reading"]:
+        problem = reading_problem(module.params["reading"], module.params["python"])
+        if problem:
+            module.fail_json(msg=problem)
     report = build_report(module, module_runner(module))
     fail_on = module.params["fail_on"]
     if report["verdict"] in FAIL_THRESHOLDS[fail_on]:

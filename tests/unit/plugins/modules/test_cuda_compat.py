@@ -119,3 +119,21 @@ def test_cuda_home_found_like_torch(env, capsys, monkeypatch):
     rc, result = run_module(cuda_compat, {"python": env["python"], "gpu_facts": H200_FACTS}, capsys)
     assert rc == 0 and result["report"]["nvcc"]["found_by"] == "CUDA_HOME"
     assert result["report"]["nvcc"]["path"] == os.path.join(env["cuda_home"], "bin", "nvcc")
+
+
+def test_reading_stands_for_the_environment_without_running_it(env, capsys):
+    _rc, first = run_module(cuda_compat, args(env, required_cuda="13.0"), capsys)
+    # The environment would now answer differently: a reading must not run it again.
+    env["answers"]["probe"] = (1, "", "the env was run a second time")
+    rc, again = run_module(cuda_compat, args(env, required_cuda="13.0", reading=first["report"]), capsys)
+    assert rc == 0 and again["report"] == first["report"]
+
+
+def test_reading_of_another_interpreter_or_a_failed_probe_is_refused(env, capsys):
+    _rc, first = run_module(cuda_compat, args(env), capsys)
+    rc, result = run_module(cuda_compat, args(env, python="/opt/other/bin/python", reading=first["report"]), capsys)
+    assert rc == 1 and result["msg"] == "reading is the report of %s, not of python /opt/other/bin/python" % env["python"]
+    env["answers"]["probe"] = (1, "", "ImportError: broken env")
+    _rc, failed = run_module(cuda_compat, args(env, fail_on="never"), capsys)
+    rc, result = run_module(cuda_compat, args(env, reading=failed["report"]), capsys)
+    assert rc == 1 and result["msg"].startswith("reading is the report of a probe of %s that did not run" % env["python"])
