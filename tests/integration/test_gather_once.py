@@ -51,3 +51,16 @@ def test_site_decides_and_checks_once_per_host(tmp_path):
     # The preflight role's facts (min, virtual); the rest read the manifest: gpu_validate once,
     # node_manifest once per section it writes (provision, validation).
     assert calls["localhost"].get("ansible.builtin.setup") == 4, output
+
+
+def test_a_later_run_of_the_role_decides_again(tmp_path):
+    # The decision of the preflight entry point serves the role's next run only: a second run in the
+    # same playbook (another board, other variables) must not inherit it.
+    playbook = tmp_path / "driver_twice.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  gather_facts: false\n  tasks:\n"
+        "    - {name: Decide ahead, ansible.builtin.import_role: {name: aistack.gpu_node.nvidia_driver, tasks_from: preflight}}\n"
+        "- hosts: localhost\n  gather_facts: false\n  roles: [aistack.gpu_node.nvidia_driver]\n"
+        "- hosts: localhost\n  gather_facts: false\n  roles: [aistack.gpu_node.nvidia_driver]\n")
+    calls, output = module_calls(tmp_path, [str(playbook)])
+    assert calls["localhost"].get("aistack.gpu_node.nvidia_driver_plan") == 2, output
