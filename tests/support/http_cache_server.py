@@ -8,7 +8,8 @@ fresh test node or the GPU host with any python3.
 
 With ``--pause-file FILE`` (a hook for kill points), a wheel upload that arrives while FILE exists
 is held before its body is read: the pid of the uploading process on this host goes to
-``FILE.reached`` and the request waits while FILE exists.
+``FILE.reached`` and the request waits while FILE exists. When that process has died meanwhile (a
+kill point killed it), the upload is dropped unread and nothing is written.
 
 CLI: ``python3 http_cache_server.py --root DIR [--host 127.0.0.1] [--port 8765] [--user u:p] [--log F]
 [--pause-file F]`` prints ``http://HOST:PORT`` once listening, then serves until killed.
@@ -42,6 +43,15 @@ def socket_owner(port):
     return None
 
 
+def process_alive(pid):
+    """Whether process ``pid`` runs (a zombie, killed and not yet reaped, does not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class Handler(http.server.SimpleHTTPRequestHandler):
     credentials = None
     log_path = None
@@ -60,14 +70,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().send_response(code, message)
 
     def _pause_if_asked(self):
+        """Hold a wheel upload while the pause file exists. False when its client was killed meanwhile."""
         if not (self.pause_file and self.path.endswith(".whl") and os.path.exists(self.pause_file)):
-            return
+            return True
+        client = socket_owner(self.client_address[1])
         # Written aside and renamed: a kill point that sees <file>.reached reads it whole.
         with open(self.pause_file + ".reached.tmp", "w") as reached:
-            reached.write('{"pid": %d, "where": "PUT %s"}' % (socket_owner(self.client_address[1]) or -1, self.path))
+            reached.write('{"pid": %d, "where": "PUT %s"}' % (client or -1, self.path))
         os.replace(self.pause_file + ".reached.tmp", self.pause_file + ".reached")
         while os.path.exists(self.pause_file):
             time.sleep(0.1)
+        # A small body is already in this end's socket buffer when its client dies: reading it would
+        # publish an upload whose client was killed mid-publish.
+        return client is None or process_alive(client)
 
     def _authorized(self):
         if self.credentials is None:
@@ -86,7 +101,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.path.endswith("/") or not target.startswith(os.path.abspath(self.directory) + os.sep):
             self.send_error(400, "PUT needs a file path inside the cache")
             return
-        self._pause_if_asked()
+        if not self._pause_if_asked():
+            self.close_connection = True
+            return
         length = int(self.headers.get("Content-Length", "0"))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         handle, partial = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".upload-")
