@@ -53,6 +53,9 @@ ARGUMENT_SPEC = dict(
     setup_py=dict(type='dict', default={}),
     cuda_home=dict(type='str', default=''),
     inputs=dict(type='dict', default={}),
+    proof_inputs=dict(type='dict', default={}),
+    proof_key=dict(type='str', default=''),
+    verify_always=dict(type='bool', default=False),
 )
 
 
@@ -97,6 +100,7 @@ class ActionModule(PlanAction):
                                    args['arch_list'], cuda, args['flags'], args['cache_dir'], args['work_dir'],
                                    args['cache_url'])
         decision['probe'] = probe
+        decision['proof_key'] = ab.proof_key(decision['key'], args['proof_inputs'])
         return decision
 
     @staticmethod
@@ -125,6 +129,8 @@ class ActionModule(PlanAction):
                                       args['force_rebuild'], bool(args['controller_cache_dir']), args['cache_url_upload'])
         decision.update(ab.preflight_blockers(decision['action'], args['compat'], args['cuda_ext'], args['arch_list'],
                                               probe, args['overrides'], args['mib_per_job']))
+        proof_holds = ab.proof_holds(decision['action'], probe.get('proof'), args['proof_key'])
+        decision['proven'] = proof_holds and not args['verify_always']
         return decision
 
     @staticmethod

@@ -437,6 +437,23 @@ def key_decision(probe, compat, source_type, version, archive_sha256, arch_list,
     }
 
 
+def proof_key(cache_key_value, inputs):
+    """Key of what a verify proves besides the environment's state: the wheel's cache key and ``inputs``
+    (the verify's options and the verify script's digest), 24 hex digits."""
+    text = json.dumps(dict(inputs, cache_key=cache_key_value), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def proof_holds(action, proof, key):
+    """Whether the verify recorded in ``proof`` (the probe's, made on the present state of the environment,
+    the driver and the GPUs) stands for this run's: nothing is to be installed, it was made for ``key`` and
+    it found no problem."""
+    if action != "none" or not isinstance(proof, dict) or proof.get("proof_key") != key:
+        return False
+    report = proof.get("verify")
+    return isinstance(report, dict) and report.get("problems") == []
+
+
 def marker_states(key, texts):
     """Each place's marker text (``{"node": str, ...}``) read for ``key`` with cache_entry()."""
     return dict((place, cache_entry(text, key)) for place, text in texts.items())

@@ -191,6 +191,21 @@ options:
         RV(problems).
     type: dict
     default: {}
+  proof_inputs:
+    description:
+      - What a verify of the installed APEX proves against besides the wheel's cache key, the environment, the driver
+        and the GPUs (which the environment probe compares itself), that is the verify's options and the verify
+        script's digest. Used by O(stage=key).
+    type: dict
+    default: {}
+  proof_key:
+    description: RV(proof_key) of O(stage=key). Used by O(stage=action).
+    type: str
+    default: ''
+  verify_always:
+    description: C(apex_build_verify_always); when set, no recorded proof stands for a verify. Used by O(stage=action).
+    type: bool
+    default: false
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
@@ -259,7 +274,9 @@ gate:
   type: dict
   sample: {"run": true, "reason": null}
 probe:
-  description: The environment probe's reading (Python tag, platform, cores, memory, build tools, installed APEX).
+  description:
+    - The environment probe's reading (Python tag, platform, cores, memory, build tools, installed APEX).
+    - Also the environment's state digest C(env_state), and the C(proof) an earlier verify recorded for that state, or null.
   returned: O(stage=key)
   type: dict
 arch_list:
@@ -291,6 +308,17 @@ markers:
   description: For C(node), C(controller) and C(url), C(entry) (the marker, or null) and C(problem) (why a marker is not used, or null).
   returned: O(stage=markers)
   type: dict
+proof_key:
+  description: The key a verify's proof is recorded under, from the cache key and O(proof_inputs); 24 hex digits.
+  returned: O(stage=key)
+  type: str
+proven:
+  description:
+    - Whether the proof recorded by an earlier verify (the probe's C(proof), made on the environment's present state)
+      stands for this run's, so that the installed APEX need not be imported again. Only with RV(action=none), the
+      same RV(proof_key) and no problem found.
+  returned: O(stage=action)
+  type: bool
 action:
   description: C(build), C(install) or C(none) (the verified wheel is installed).
   returned: O(stage=action)

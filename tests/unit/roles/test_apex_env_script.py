@@ -2,6 +2,7 @@
 which it fails, with what it says. The real kernels are checked on the GPU host (tests/gpu)."""
 
 import importlib.util
+import json
 import os
 import sys
 import types
@@ -109,3 +110,46 @@ def test_probe_finds_ninja_in_the_environment_bin_first(tmp_path, monkeypatch):
     assert probe["build_path"] == "%s:/nonexistent" % env_bin
     assert probe["build_tools"]["ninja"] == str(env_bin / "ninja")
     assert probe["build_tools"]["setuptools"] is None or probe["build_tools"]["setuptools"][0].isdigit()
+
+
+def _apex_with_record(add, apex_package):
+    apex_package()
+    add("amp_C.so", "kernel")
+    add("apex/__pycache__/__init__.cpython-312.pyc", "bytecode")
+    add("apex-0.1.dist-info/RECORD",
+        "amp_C.so,,\napex/__init__.py,,\napex/__pycache__/__init__.cpython-312.pyc,,\napex-0.1.dist-info/RECORD,,\n")
+
+
+def test_env_state_follows_the_kernels_and_the_packages_not_the_bytecode(env, tmp_path):
+    add, apex_package = env
+    _apex_with_record(add, apex_package)
+    script = load_script()
+    before = script.env_state()
+    assert before == script.env_state()
+    pyc = tmp_path / "apex" / "__pycache__" / "__init__.cpython-312.pyc"
+    os.utime(pyc, ns=(1, 1))
+    assert script.env_state() == before  # imports rewrite bytecode; that is no change of the install
+    kernel = tmp_path / "amp_C.so"
+    os.utime(kernel, ns=(2, 2))
+    replaced = script.env_state()
+    assert replaced != before  # a kernel replaced by hand
+    add("numpy-2.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: numpy\nVersion: 2.0\n")
+    assert script.env_state() not in (before, replaced)  # a package added by pip
+
+
+def test_probe_hands_over_the_proof_only_for_the_same_python_state_and_host(env, tmp_path):
+    add, apex_package = env
+    _apex_with_record(add, apex_package)
+    script = load_script()
+    python, host = "/opt/conda/envs/torch/bin/python", {"driver": "580.159.04", "gpus": ["GPU-1"]}
+    proof = {"python": python, "env_state": script.env_state(), "host": host, "proof_key": "k", "verify": {"problems": []}}
+    path = tmp_path / "proof.json"
+    path.write_text(json.dumps(proof))
+    assert script.probe(str(path), python, json.dumps(host))["proof"] == proof
+    assert script.probe(str(path), python, json.dumps(dict(host, driver="580.200.01")))["proof"] is None
+    assert script.probe(str(path), "/usr/bin/python3", json.dumps(host))["proof"] is None
+    os.utime(tmp_path / "amp_C.so", ns=(3, 3))
+    assert script.probe(str(path), python, json.dumps(host))["proof"] is None
+    path.write_text("{not json")
+    assert script.probe(str(path), python, json.dumps(host))["proof"] is None
+    assert script.probe()["proof"] is None

@@ -218,3 +218,17 @@ def test_entry(shared, node_entry, force, controller, url, source):
     decision = apex_build.entry_decision("k1", texts[0], node_entry, force, texts[1], texts[2])
     assert decision["entry_source"] == source
     assert (decision["entry_meta"] is None) == (source is None)
+
+
+def test_a_recorded_proof_stands_only_for_its_key_with_nothing_to_install_and_no_problem():
+    key = apex_build.proof_key("k1", {"verify": {"numerics": True}, "script_sha256": "s"})
+    assert key == apex_build.proof_key("k1", {"script_sha256": "s", "verify": {"numerics": True}})
+    assert key != apex_build.proof_key("k2", {"verify": {"numerics": True}, "script_sha256": "s"})
+    assert key != apex_build.proof_key("k1", {"verify": {"numerics": False}, "script_sha256": "s"})
+    proof = {"proof_key": key, "verify": {"problems": []}}
+    assert apex_build.proof_holds("none", proof, key) is True
+    assert apex_build.proof_holds("install", proof, key) is False
+    assert apex_build.proof_holds("none", proof, "other") is False
+    assert apex_build.proof_holds("none", None, key) is False
+    assert apex_build.proof_holds("none", dict(proof, verify={"problems": ["amp_C does not match torch"]}), key) is False
+    assert apex_build.proof_holds("none", dict(proof, verify=None), key) is False
