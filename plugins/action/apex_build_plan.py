@@ -14,6 +14,7 @@ import os
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build as ab
+from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
@@ -100,7 +101,7 @@ class ActionModule(PlanAction):
                                    args['arch_list'], cuda, args['flags'], args['cache_dir'], args['work_dir'],
                                    args['cache_url'])
         decision['probe'] = probe
-        decision['proof_key'] = ab.proof_key(decision['key'], args['proof_inputs'])
+        decision['proof_key'] = env_proof.proof_key(dict(args['proof_inputs'], cache_key=decision['key']))
         return decision
 
     @staticmethod

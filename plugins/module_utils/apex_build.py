@@ -16,6 +16,8 @@ import hashlib
 import json
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
+
 CORE_FLAGS = ("--cpp_ext", "--cuda_ext")
 # Upstream measured about 3.6 GiB of memory per parallel compile job (APEX pull #1882).
 DEFAULT_MIB_PER_JOB = 3686
@@ -437,18 +439,11 @@ def key_decision(probe, compat, source_type, version, archive_sha256, arch_list,
     }
 
 
-def proof_key(cache_key_value, inputs):
-    """Key of what a verify proves besides the environment's state: the wheel's cache key and ``inputs``
-    (the verify's options and the verify script's digest), 24 hex digits."""
-    text = json.dumps(dict(inputs, cache_key=cache_key_value), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
-
-
 def proof_holds(action, proof, key):
     """Whether the verify recorded in ``proof`` (the probe's, made on the present state of the environment,
     the driver and the GPUs) stands for this run's: nothing is to be installed, it was made for ``key`` and
     it found no problem."""
-    if action != "none" or not isinstance(proof, dict) or proof.get("proof_key") != key:
+    if action != "none" or not env_proof.proof_holds(proof, key):
         return False
     report = proof.get("verify")
     return isinstance(report, dict) and report.get("problems") == []

@@ -1,12 +1,11 @@
 """Run by the target environment's Python (stdlib and torch only): ``probe`` or ``verify`` APEX.
 
 probe:  what the cache key and the install decision need (Python tag, platform, installed apex),
-        the environment's state digest, and the proof an earlier verify recorded for that state.
+        the environment's state digest (env_proof.py), and the proof an earlier verify recorded for it.
 verify: every requested compiled extension imports (torch first: APEX's modules link libc10),
         kernels give the same results as torch, and which APIs this APEX has. One JSON line.
 """
 
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -15,8 +14,13 @@ import shutil
 import sys
 import sysconfig
 
+# plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
+from aistack_env_proof import env_state, recorded_proof
+
 LEGACY_APIS = ("apex.amp", "apex.parallel")
 CURRENT_APIS = ("apex.optimizers", "apex.normalization")
+# Distributions whose files' size and mtime count in the environment's state: APEX's compiled kernels.
+WATCHED = ("apex",)
 
 
 def _installed_apex():
@@ -58,52 +62,8 @@ def _version(distribution):
         return None
 
 
-def env_state():
-    """Digest of what an import of torch and APEX here depends on: the interpreter, every installed
-    distribution's name and version, the size and mtime of each file of APEX's (its compiled kernels),
-    and conda's history of the environment. Any pip or conda change, or a kernel file replaced by
-    hand, changes it."""
-    from importlib import metadata
-    distributions = sorted("%s==%s" % ((dist.metadata["Name"] or "").lower(), dist.version)
-                           for dist in metadata.distributions())
-    apex_files = []
-    try:
-        files = metadata.distribution("apex").files or []
-    except metadata.PackageNotFoundError:
-        files = []
-    for path in files:
-        if path.suffix == ".pyc":  # rewritten by imports, never by an install change alone
-            continue
-        try:
-            stat = os.stat(str(path.locate()))
-            apex_files.append([str(path), stat.st_size, stat.st_mtime_ns])
-        except OSError:
-            apex_files.append([str(path), None, None])
-    try:
-        stat = os.stat(os.path.join(sys.prefix, "conda-meta", "history"))
-        conda_history = [stat.st_size, stat.st_mtime_ns]
-    except OSError:
-        conda_history = None
-    state = {"interpreter": os.path.realpath(sys.executable), "python": sys.version, "distributions": distributions,
-             "apex_files": sorted(apex_files), "conda_history": conda_history}
-    return hashlib.sha256(json.dumps(state, sort_keys=True).encode("utf-8")).hexdigest()
-
-
-def recorded_proof(path, python, state, host):
-    """The proof recorded at ``path`` when it was made by ``python`` on this very state of the
-    environment and of the ``host`` (its driver and GPUs, as the controller names them), else None."""
-    try:
-        with open(path) as handle:
-            proof = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    if not isinstance(proof, dict) or [proof.get(name) for name in ("python", "env_state", "host")] != [python, state, host]:
-        return None
-    return proof
-
-
-def probe(proof_path="", python="", host="null"):
-    state = env_state()
+def probe(proof_path="", python=""):
+    state = env_state(WATCHED)
     # The build runs with the environment's bin first on PATH, as if it were activated: torch's
     # extension builder looks for ninja there.
     build_path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
@@ -117,7 +77,7 @@ def probe(proof_path="", python="", host="null"):
         "platform": sysconfig.get_platform().replace("-", "_").replace(".", "_"),
         "installed": _installed_apex(),
         "env_state": state,
-        "proof": recorded_proof(proof_path, python, state, json.loads(host)) if proof_path else None,
+        "proof": recorded_proof(proof_path, python, state) if proof_path else None,
     }
 
 
@@ -215,12 +175,12 @@ def verify(request):
     if request["legacy_apis"] and not all(report["apis"][name] for name in LEGACY_APIS):
         report["problems"].append("apex_build_legacy_apis is set but this APEX lacks %s (removed after tag 25.05)" % " and ".join(
             name for name in LEGACY_APIS if not report["apis"][name]))
-    report["env_state"] = env_state()
+    report["env_state"] = env_state(WATCHED)
     return report
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "probe":
-        print(json.dumps(probe(*sys.argv[2:5])))
+        print(json.dumps(probe(*sys.argv[2:4])))
     else:
         print(json.dumps(verify(json.loads(sys.argv[2]))))

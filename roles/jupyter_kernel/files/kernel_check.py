@@ -3,8 +3,9 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Start a Jupyter kernel by name the way a Jupyter server does (jupyter_client), run code in it,
-and print one JSON line: where the spec was found, and the kernel's interpreter, environment
-variables, torch and CUDA device. Run by the env's own python (ipykernel brings jupyter_client)."""
+and print one JSON line: where the spec was found, the kernel's interpreter, environment variables,
+torch and CUDA device, and the env's state digest. Run by the env's own python (ipykernel brings
+jupyter_client) with -c after env_proof.py."""
 
 import argparse
 import json
@@ -12,6 +13,9 @@ import sys
 
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import start_new_kernel
+
+# plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
+from aistack_env_proof import env_state
 
 CODE = r'''
 import json, os, sys
@@ -60,6 +64,8 @@ def main():
         return 1
     report = json.loads(lines[-1][len("AISTACK-KERNEL "):])
     report["resource_dir"] = spec.resource_dir
+    # The state this proof was made on, for the role to record with it.
+    report["env_state"] = env_state()
     print(json.dumps(report))
     return 0
 
