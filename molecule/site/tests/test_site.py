@@ -33,16 +33,16 @@ TAMPERING = [
      ("jupyter_kernel", "The kernelspec")),
     ("the thread activation hook edited",
      "sed -i 's/OMP_NUM_THREADS=[0-9]*/OMP_NUM_THREADS=64/' /opt/conda/envs/torch/etc/conda/activate.d/*numa*",
-     ("numa_tuning", "Conda activation and deactivation scripts")),
+     ("numa_tuning", "The env's activation scripts (conda's activate.d and deactivate.d, or the venv's hook) and the per-GPU launcher")),
     ("a recorded torch version edited in the node manifest",
      "sed -i 's/\"torch\": \"[^\"]*\"/\"torch\": \"1.0.0\"/' /etc/ansible/facts.d/aistack.fact",
      ("node_manifest", "Write the node manifest section provision")),
     ("the installed validation script edited",
      "echo '# local edit' >> /usr/local/libexec/aistack/validate_gpu.py",
-     ("gpu_validate", "Install the validation script")),
+     ("gpu_validate", "The validation script and its results folder")),
     ("the validation results opened to everyone",
      "chmod 0777 /var/lib/aistack/validation",
-     ("gpu_validate", "Create the script and results directories")),
+     ("gpu_validate", "The validation script and its results folder")),
 ]
 
 
@@ -147,9 +147,12 @@ def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, 
     proc, report = drift(tmp_path, "tampered", "--tags", TAMPERED_TAGS)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     changed = report["hosts"][NODE]["changed"]
-    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(task for _what, _command, task in TAMPERING)
+    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(set(task for _what, _command, task in TAMPERING))
     for _what, _command, (role, task) in TAMPERING:
         assert "    %s : %s" % (role, task) in proc.stdout
+    # One task writes both: its diff names each path that drifted.
+    validation_diff = "\n".join(next(r for r in changed if r["role"] == "gpu_validate")["diff"])
+    assert "/usr/local/libexec/aistack/validate_gpu.py" in validation_diff and "/var/lib/aistack/validation" in validation_diff
 
     apply = playbook("--tags", TAMPERED_TAGS)
     assert apply.returncode == 0, apply.stdout[-4000:]

@@ -1,0 +1,93 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""managed_files: one read of the node for all the entries, then ansible.builtin.file or
+ansible.builtin.copy for each entry that is not in place."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.module_utils.common.text.converters import to_text
+from ansible.plugins.action import ActionBase
+from ansible_collections.aistack.gpu_node.plugins.module_utils.managed_files import ENTRY_OPTIONS, content_checksum, wanted_mode
+
+ARGUMENT_SPEC = dict(
+    directories=dict(type='list', elements='dict', default=[], options=ENTRY_OPTIONS),
+    files=dict(type='list', elements='dict', default=[],
+               options=dict(ENTRY_OPTIONS, content=dict(type='str', required=True))),
+)
+
+
+def _attributes(entry):
+    return dict((key, entry[key]) for key in ('owner', 'group', 'mode') if entry.get(key) not in (None, ''))
+
+
+class ActionModule(ActionBase):
+
+    TRANSFERS_FILES = True
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        for entry in args['directories'] + args['files']:
+            try:
+                wanted_mode(entry.get('mode'))
+            except ValueError as error:
+                return dict(result, failed=True, msg='managed_files: %s: %s' % (entry['path'], error))
+        contents = dict((entry['path'], entry['content']) for entry in args['files'])
+        probe = self._execute_module(
+            module_name='aistack.gpu_node.managed_files', task_vars=task_vars,
+            module_args=dict(directories=args['directories'],
+                             files=[dict(_attributes(entry), path=entry['path'], checksum=content_checksum(entry['content']))
+                                    for entry in args['files']]))
+        if probe.get('failed'):
+            return dict(result, **probe)
+        written, diffs = [], []
+        result.update(changed=False, entries=probe['entries'], written=written)
+        try:
+            for state in probe['entries']:
+                if state['in_place']:
+                    continue
+                if self._task.check_mode and (state['unknown_names'] or not state['parent_exists']):
+                    # The writing module would fail on what an earlier task of this run only plans to create.
+                    written.append(state['path'])
+                    if state['kind'] == 'file':
+                        diffs.append(dict(before='', after=contents[state['path']], before_header=state['path'],
+                                          after_header=state['path']))
+                    continue
+                entry = dict(_attributes(self._entry(args, state)), path=state['path'])
+                if state['kind'] == 'directory':
+                    outcome = self._execute_module(module_name='ansible.legacy.file', task_vars=task_vars,
+                                                   module_args=dict(entry, state='directory'))
+                else:
+                    outcome = self._copy(dict(entry, dest=entry.pop('path'), content=contents[state['path']]), task_vars)
+                if outcome.get('failed'):
+                    return dict(result, failed=True, msg='managed_files: %s: %s' % (state['path'], to_text(outcome.get('msg'))),
+                                failed_entry=outcome)
+                if outcome.get('changed'):
+                    written.append(state['path'])
+                    diff = outcome.get('diff') or []
+                    diffs.extend(diff if isinstance(diff, list) else [diff])
+        finally:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        result['changed'] = bool(written)
+        if diffs:
+            result['diff'] = diffs
+        return result
+
+    @staticmethod
+    def _entry(args, state):
+        return next(entry for entry in args['directories' if state['kind'] == 'directory' else 'files']
+                    if entry['path'] == state['path'])
+
+    def _copy(self, copy_args, task_vars):
+        task = self._task.copy()
+        task.args.clear()
+        task.args.update(copy_args)
+        copy_action = self._shared_loader_obj.action_loader.get(
+            'ansible.legacy.copy', task=task, connection=self._connection, play_context=self._play_context,
+            loader=self._loader, templar=self._templar, shared_loader_obj=self._shared_loader_obj)
+        return copy_action.run(task_vars=task_vars)
