@@ -15,6 +15,15 @@ __metaclass__ = type
 
 import re
 
+# The gpu_health module's options; its action plugin checks the same.
+ARGUMENT_SPEC = dict(
+    catalogue=dict(type='dict', required=True),
+    gpus=dict(type='list', elements='dict', default=[]),
+    dcgm_diag_level=dict(type='int', default=0),
+    fail_class=dict(type='str', default='REBOOT'),
+    scan=dict(type='bool', default=True),
+)
+
 CLASSES = ('OK', 'MONITOR', 'RESET', 'REBOOT', 'ISOLATE')
 # No kernel log could be read and no diagnostic ran: nothing is known, which is not OK.
 UNKNOWN = 'UNKNOWN'

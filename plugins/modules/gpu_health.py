@@ -22,7 +22,8 @@ description:
     C(dcgmi) is refused, naming C(gpu_validate_dcgm_diag_level).
   - A kernel log that cannot be read, with no diagnostic run, gives the verdict C(UNKNOWN), never C(OK).
   - With O(scan=false) only checks the input (the catalogue, the variables, C(dcgmi) where a level is asked for) and
-    returns RV(problems), for the role's preflight.
+    returns RV(problems), for the role's preflight. Without a DCGM level that check needs nothing from the node: the
+    action plugin of the same name makes it on the controller.
 author: aistack.gpu_node contributors (@aistack)
 options:
   catalogue:
@@ -49,6 +50,9 @@ options:
     type: bool
     default: true
 attributes:
+  action:
+    support: partial
+    description: The action plugin checks the input on the controller when O(scan=false) and O(dcgm_diag_level=0); everything else runs on the node.
   check_mode:
     support: full
     description: Reads the kernel log in check mode too; the DCGM diagnostic, which loads the GPUs, is skipped there.
@@ -180,12 +184,7 @@ def run_dcgm(module, dcgmi, level, catalogue):
 
 
 def main():
-    module = AnsibleModule(argument_spec=dict(catalogue=dict(type='dict', required=True),
-                                              gpus=dict(type='list', elements='dict', default=[]),
-                                              dcgm_diag_level=dict(type='int', default=0),
-                                              fail_class=dict(type='str', default='REBOOT'),
-                                              scan=dict(type='bool', default=True)),
-                           supports_check_mode=True)
+    module = AnsibleModule(argument_spec=gpu_health.ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
     level = params['dcgm_diag_level']
     problems = gpu_health.catalogue_problems(params['catalogue']) + gpu_health.input_problems(level, params['fail_class'])

@@ -3,6 +3,8 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
+# The module runs on the controller, as the action plugin of the same name; this file holds its documentation.
+
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
@@ -12,7 +14,8 @@ module: gpu_validation
 short_description: Check GPU validation thresholds and judge the figures of validate_gpu.py
 version_added: 0.1.0
 description:
-  - The decision of the P(aistack.gpu_node.gpu_validate#role) role, read-only.
+  - The decision of the P(aistack.gpu_node.gpu_validate#role) role, taken on the controller from the role's variables
+    and the figures given; it never reads or changes the node.
   - Without O(results), names every bad threshold or reference entry in RV(problems) (the role's preflight).
   - With O(results), judges the figures against the thresholds and returns the verdict in RV(gate); bad thresholds
     then fail the module, each named.
@@ -41,11 +44,7 @@ options:
     type: dict
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
-attributes:
-  platform:
-    support: full
-    platforms: posix
-    description: Pure computation; runs anywhere Python runs.
+  - aistack.gpu_node.attributes.controller_plan
 '''
 
 EXAMPLES = r'''
@@ -107,31 +106,3 @@ gate:
       description: One line for the report.
       type: str
 '''
-
-from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
-from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
-
-
-def main():
-    module = AnsibleModule(argument_spec=dict(reference=dict(type='raw', required=True),
-                                              min_fraction=dict(type='raw', required=True),
-                                              min_amp_samples_per_s=dict(type='raw', required=True),
-                                              min_allreduce_busbw_gbps=dict(type='raw', required=True),
-                                              results=dict(type='dict')),
-                           supports_check_mode=True)
-    params = module.params
-    thresholds = (params['min_fraction'], params['min_amp_samples_per_s'], params['min_allreduce_busbw_gbps'],
-                  params['reference'])
-    problems = gpu_validation.input_problems(*thresholds)
-    if params['results'] is None:
-        module.exit_json(changed=False, problems=problems, multicast_off_env=multicast_off_env())
-    if problems:
-        module.fail_json(msg='gpu_validate: bad input: %s' % '; '.join(problems), problems=problems)
-    module.exit_json(changed=False, problems=problems, multicast_off_env=multicast_off_env(),
-                     gate=gpu_validation.gate(params['results'], params['reference'], params['min_fraction'],
-                                              params['min_amp_samples_per_s'], params['min_allreduce_busbw_gbps']))
-
-
-if __name__ == '__main__':
-    main()

@@ -1,0 +1,28 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""gpu_health: the input check without a DCGM level needs nothing from the node, so it is made here on the
+controller; the scan, and any check that must find dcgmi, run the module on the node."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+from ansible.plugins.action import ActionBase
+from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_health
+
+
+class ActionModule(ActionBase):
+
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec=gpu_health.ARGUMENT_SPEC)
+        if args['scan'] or args['dcgm_diag_level']:
+            result.update(self._execute_module(task_vars=task_vars))
+            return result
+        problems = gpu_health.catalogue_problems(args['catalogue']) + gpu_health.input_problems(0, args['fail_class'])
+        result.update(changed=False, problems=problems)
+        return result
