@@ -22,7 +22,7 @@ description:
     C(dcgmi) is refused, naming C(gpu_validate_dcgm_diag_level).
   - A kernel log that cannot be read, with no diagnostic run, gives the verdict C(UNKNOWN), never C(OK).
   - With O(scan=false) only checks the input (the catalogue, the variables, C(dcgmi) where a level is asked for) and
-    returns RV(problems), for the role's preflight. Without a DCGM level that check needs nothing from the node: the
+    returns RV(problems), for the role's preflight. Without a DCGM level that check needs nothing from the node, so the
     action plugin of the same name makes it on the controller.
 author: aistack.gpu_node contributors (@aistack)
 options:

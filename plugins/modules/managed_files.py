@@ -94,7 +94,7 @@ attributes:
     description: Any POSIX node.
 notes:
   - Use it where a role writes several small files it owns whole; a file other tools also edit belongs to
-    M(ansible.builtin.lineinfile) or M(ansible.builtin.blockinfile).
+    C(ansible.builtin.lineinfile) or C(ansible.builtin.blockinfile).
 seealso:
   - module: ansible.builtin.copy
   - module: ansible.builtin.file
