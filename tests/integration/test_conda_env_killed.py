@@ -191,12 +191,14 @@ def test_unlink_killed_outside_the_module_is_drift_and_replaced(conda_base, tmp_
     assert run(base, BEFORE)["changed"] is False
 
 
-def record_manifest(base, tmp_path, lock, marker):
+def record_manifest(base, tmp_path, lock, marker, verified_sha256=None):
     """Runs the node_manifest role on this machine with env demo as conda_env publishes it (the part
-    node_manifest reads: its lock and in-progress marker); returns (rc, stdout, manifest)."""
+    node_manifest reads: its lock and in-progress marker, and the lock's sha256 when conda_env's verify
+    step proved it in the same run); returns (rc, stdout, manifest)."""
     playbook = tmp_path / "manifest.yml"
     manifest = tmp_path / "aistack.fact"
-    published = {"demo": {"name": "demo", "state": "present", "lock": {"explicit": lock, "marker": marker}}}
+    published = {"demo": {"name": "demo", "state": "present",
+                          "lock": {"explicit": lock, "marker": marker, "sha256": verified_sha256}}}
     playbook.write_text(json.dumps([{"hosts": "localhost", "gather_facts": False, "vars": {"conda_env_info": published},
                                      "roles": [{"role": "aistack.gpu_node.node_manifest", "node_manifest_path": str(manifest),
                                                 "node_manifest_python": ""}]}]))
@@ -225,6 +227,14 @@ def test_manifest_refuses_the_lock_of_an_unfinished_change(conda_base, tmp_path)
     rc, out, recorded = record_manifest(base, tmp_path, lock, marker)
     with open(lock, "rb") as handle:
         assert rc == 0 and recorded["provision"]["env_locks"] == {lock: hashlib.sha256(handle.read()).hexdigest()}, out
+
+
+def test_manifest_takes_a_lock_conda_env_verified_in_the_run_as_published(conda_base, tmp_path):
+    # What conda_env's verify step proved is not read again: neither the lock nor its marker is looked at.
+    base = conda_base()
+    lock, marker = (str(tmp_path / ("gone" + suffix)) for suffix in (".explicit.txt", ".in-progress.json"))
+    rc, out, recorded = record_manifest(base, tmp_path, lock, marker, verified_sha256="ab" * 32)
+    assert rc == 0 and recorded["provision"]["env_locks"] == {lock: "ab" * 32}, out
 
 
 def test_failed_pip_section_names_pips_reason_and_stays_drift(conda_base):

@@ -118,7 +118,9 @@ def test_the_manifest_records_the_env(host):
     manifest = json.loads(host.file("/etc/ansible/facts.d/aistack.fact").content_string)
     assert manifest["provision"]["python"] == "/opt/conda/envs/torch/bin/python"
     assert manifest["provision"]["torch"].startswith("2.13.0")
-    assert list(manifest["provision"]["env_locks"]) == ["/opt/conda/envs/torch.explicit.txt"]
+    # The lock's sha256 as conda_env published it after its verify step: the file's own.
+    assert manifest["provision"]["env_locks"] == {
+        "/opt/conda/envs/torch.explicit.txt": host.file("/opt/conda/envs/torch.explicit.txt").sha256sum}
     assert manifest["validation"] == {"status": "skipped", "reason": "no GPU"}
 
 
