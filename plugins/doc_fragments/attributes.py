@@ -19,18 +19,23 @@ attributes:
     description: Returns no diff.
 '''
 
-    # Planning modules that run on the controller as an action plugin of the same name.
-    CONTROLLER_PLAN = r'''
+    # Modules run through an action plugin: once per host, never in the background.
+    PER_HOST = r'''
 attributes:
-  action:
-    support: full
-    description: Runs on the controller as an action plugin; the node is not contacted.
   async:
     support: none
     description: Not asynchronous.
   bypass_host_loop:
     support: none
     description: Runs once per host.
+'''
+
+    # Planning modules that run on the controller as an action plugin of the same name.
+    CONTROLLER_PLAN = r'''
+attributes:
+  action:
+    support: full
+    description: Runs on the controller as an action plugin; the node is not contacted.
   platform:
     support: full
     platforms: posix

@@ -209,6 +209,7 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
+  - aistack.gpu_node.attributes.per_host
 notes:
   - O(stage=source) fails naming C(apex_build_contrib_extensions) for an extension the source does not have, and
     the parallelism factors when they cannot fit the node's memory.

@@ -88,6 +88,7 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
+  - aistack.gpu_node.attributes.per_host
 notes:
   - A refusal fails the task with every message, each naming the env's file or its place in C(conda_env_envs).
 seealso:

@@ -45,6 +45,7 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
+  - aistack.gpu_node.attributes.per_host
 '''
 
 EXAMPLES = r'''

@@ -52,6 +52,7 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
+  - aistack.gpu_node.attributes.per_host
 seealso:
   - module: aistack.gpu_node.jupyter_kernelspec
 '''

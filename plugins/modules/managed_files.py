@@ -72,16 +72,12 @@ options:
       mode:
         description: Its mode as an octal string such as V(0644); omitted leaves it as it is (a new file gets the umask's).
         type: raw
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.per_host
 attributes:
   action:
     support: full
     description: The action plugin renders nothing itself; it asks the node once, then runs the writing modules for what differs.
-  async:
-    support: none
-    description: Not asynchronous.
-  bypass_host_loop:
-    support: none
-    description: Runs once per host.
   check_mode:
     support: full
     description: Nothing is written; what differs is reported as changed by the writing modules in check mode.

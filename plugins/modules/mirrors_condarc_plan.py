@@ -82,6 +82,7 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan
+  - aistack.gpu_node.attributes.per_host
 notes:
   - Its input and RV(condarcs) may hold a channel token or a proxy password; run it with C(no_log).
 seealso:

@@ -59,17 +59,12 @@ options:
     type: bool
     default: false
 extends_documentation_fragment:
+  - aistack.gpu_node.attributes.per_host
   - aistack.gpu_node.attributes.read_only
 attributes:
   action:
     support: full
     description: Runs on the controller as an action plugin; it runs M(aistack.gpu_node.free_space) on the node.
-  async:
-    support: none
-    description: Not asynchronous.
-  bypass_host_loop:
-    support: none
-    description: Runs once per host.
   platform:
     support: full
     platforms: posix
