@@ -47,6 +47,12 @@ class ActionModule(ActionBase):
             return dict(result, **probe)
         written, diffs = [], []
         result.update(changed=False, entries=probe['entries'], written=written)
+        unknown = [state for state in probe['entries'] if state['unknown_names']]
+        if unknown and not self._task.check_mode:
+            # Refused before any entry is written: the writing module would fail on it midway.
+            return dict(result, failed=True, msg='managed_files: %s' % '; '.join(
+                '%s: %s' % (state['path'], ', '.join(reason for reason in state['reasons'] if 'does not exist' in reason))
+                for state in unknown))
         try:
             for state in probe['entries']:
                 if state['in_place']:

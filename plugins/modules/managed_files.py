@@ -22,7 +22,8 @@ description:
   - Render a template with the P(ansible.builtin.template#lookup) lookup and give the text as O(files[].content).
   - A link, or an owner or group the node does not know, is never taken as in place; in check mode a file whose
     folder does not exist yet, or an entry whose owner or group does not exist yet (created earlier in the same
-    run), is reported as changed without asking the writing module, which would fail there.
+    run), is reported as changed without asking the writing module, which would fail there. Outside check mode an
+    owner or group the node does not know fails the task, naming the entry, before anything is written.
 author: aistack.gpu_node contributors (@aistack)
 options:
   directories:

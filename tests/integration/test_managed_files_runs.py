@@ -161,3 +161,17 @@ def test_a_file_without_content_fails_naming_content(tmp_path):
     assert recap(proc.stdout)["localhost"]["failed"] == 1, output
     assert "missing required arguments: content" in output, output
     assert not (tmp_path / "node").exists(), output
+
+
+def test_an_owner_or_group_the_node_does_not_know_fails_before_anything_is_written(tmp_path):
+    # The folder comes first and is fine: it must not be created before the file's group is refused.
+    folder = tmp_path / "node" / "etc"
+    directories = [dict(path=str(folder), mode="0755")]
+    files = [dict(path=str(folder / "a.conf"), content="a\n", mode="0644", group="aistack-no-such-group")]
+    proc, output = play(write_playbook(tmp_path, directories, files), check=False)
+    assert proc.returncode != 0, output
+    assert "managed_files: %s: group aistack-no-such-group does not exist on the node" % (folder / "a.conf") in output, output
+    assert not (tmp_path / "node").exists(), output
+    # Check mode reports it as a change instead: an earlier task of the run may create the group.
+    proc, output = play(write_playbook(tmp_path, directories, files), "--check")
+    assert recap(proc.stdout)["localhost"]["changed"] == 1, output
