@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+import yaml
+
 RECAP_LINE = re.compile(
     r"^(?P<host>\S+)\s+:\s+ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)"
     r"\s+failed=(?P<failed>\d+)"
@@ -23,6 +25,7 @@ RECAP_LINE = re.compile(
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
 ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path")
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
                   "node": " folder on the node", "controller": " on the controller"}
@@ -285,7 +288,25 @@ def _roles_section(roles):
         out.append("| %s | %s |" % (name, " | ".join(cells)))
     totals = ["%.1f s" % sum(p["seconds"] for p in times[step].values()) for step in steps]
     out.append("| **all** | %s |" % " | ".join(totals))
+    product = product_parts()
+    spent = dict((step, sum(p["seconds"] for name, p in times[step].items() if name in product)) for step in steps)
+    if spent.get("converge") and "idempotence" in spent:
+        out += ["", "The collection's roles and plays alone (the scenario's own plays left out): first run %.1f s, "
+                "no-op re-run %.1f s (%.1f%% of the first run)%s." % (
+                    spent["converge"], spent["idempotence"], 100.0 * spent["idempotence"] / spent["converge"],
+                    ", check mode %.1f s" % spent["check"] if "check" in spent else "")]
     return out
+
+
+def product_parts(root=REPO_ROOT):
+    """The parts of a run that are the collection's own: its roles, and the plays of site.yml's playbooks."""
+    parts = set(os.listdir(os.path.join(root, "roles")))
+    playbooks = os.path.join(root, "playbooks")
+    for name in os.listdir(playbooks):
+        if name.endswith(".yml"):
+            with open(os.path.join(playbooks, name)) as handle:
+                parts.update(play["name"] for play in yaml.safe_load(handle) or [] if isinstance(play, dict) and "name" in play)
+    return parts
 
 
 def _noop_tasks_section(tasks, shown=15):

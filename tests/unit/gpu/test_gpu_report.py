@@ -106,7 +106,8 @@ def test_the_env_section_says_how_the_env_was_made_and_roles_compare_steps(tmp_p
         "build_toolchain": {"python": "/opt/conda/envs/torch/bin/python", "libstdcxx_loaded": "/lib/x86_64-linux-gnu/libstdc++.so.6"}}))
     (results / "roles-converge.json").write_text(json.dumps([{"name": "conda_env", "seconds": 80.0, "changed": 4}]))
     (results / "roles-idempotence.json").write_text(json.dumps([{"name": "conda_env", "seconds": 5.0, "changed": 0},
-                                                                {"name": "gpu_validate", "seconds": 1.5, "changed": 0}]))
+                                                                {"name": "gpu_validate", "seconds": 1.5, "changed": 0},
+                                                                {"name": "Record what this run proved", "seconds": 7.0}]))
     (results / "venv.json").write_text(json.dumps({"target": {"prefix": "/opt/torch/.venv", "conda": False, "python": "p"},
                                                    "validation": {"gate": {"summary": "6/6 checks passed"}}}))
     markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
@@ -115,7 +116,10 @@ def test_the_env_section_says_how_the_env_was_made_and_roles_compare_steps(tmp_p
     assert "| libstdcxx_loaded | `/lib/x86_64-linux-gnu/libstdc++.so.6` |" in markdown
     assert "| part | converge | idempotence |" in markdown
     assert "| conda_env | 80.0 s (4) | 5.0 s (0) |" in markdown and "| gpu_validate | - | 1.5 s (0) |" in markdown
-    assert "| **all** | 80.0 s | 6.5 s |" in markdown
+    assert "| **all** | 80.0 s | 13.5 s |" in markdown
+    # The scenario's own plays are left out of the collection's figure; its roles and site's plays count.
+    assert ("The collection's roles and plays alone (the scenario's own plays left out): first run 80.0 s, "
+            "no-op re-run 6.5 s (8.1% of the first run).") in markdown
     assert "`aistack_env_prefix: /opt/torch/.venv` alone made it" in markdown and "6/6 checks passed" in markdown
 
 
