@@ -183,7 +183,7 @@ def main():
     env = None
     if prefix:
         if not os.path.isdir(prefix):
-            module.fail_json(msg="env_prefix %s is not a directory; expected the prefix of a venv or conda env" % prefix)
+            module.fail_json(msg="env_prefix %s is not a directory; expected the prefix of a venv or conda env. Create the env first." % prefix)
         openmp = find_openmp_runtimes(prefix)
         env = describe_env(prefix)
     topology = collect_topology(module_runner(module), root="/")
