@@ -56,6 +56,11 @@ options:
     description: The role's C(miniconda_allow_downgrade).
     type: bool
     default: false
+  group:
+    description:
+      - The role's C(miniconda_group); the module says whether the node has it (RV(group_exists)), so that a
+        run that finds it need not ask the node again.
+    type: str
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -102,8 +107,14 @@ reason:
   returned: success
   type: str
   sample: no conda prefix yet
+group_exists:
+  description: Whether the group named by O(group) exists on the node; null without O(group).
+  returned: success
+  type: bool
+  sample: true
 '''
 
+import grp
 import json
 import os
 import platform
@@ -129,6 +140,17 @@ def conda_runs(module, prefix):
     return rc == 0
 
 
+def group_exists(name):
+    """Whether the node knows group ``name`` (None when no group is asked about)."""
+    if not name:
+        return None
+    try:
+        grp.getgrnam(name)
+    except KeyError:
+        return False
+    return True
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -141,6 +163,7 @@ def main():
             prefix=dict(type='path', required=True),
             marker=dict(type='path', required=True),
             allow_downgrade=dict(type='bool', default=False),
+            group=dict(type='str'),
         ),
         supports_check_mode=True,
     )
@@ -157,7 +180,7 @@ def main():
                                   exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
     except ValueError as error:
         module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
-    module.exit_json(changed=False, installer=installer, **decision)
+    module.exit_json(changed=False, installer=installer, group_exists=group_exists(params['group']), **decision)
 
 
 if __name__ == '__main__':

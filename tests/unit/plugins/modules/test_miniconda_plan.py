@@ -114,3 +114,11 @@ def test_architecture_defaults_to_the_nodes(node, capsys, monkeypatch):
     monkeypatch.setattr(miniconda_plan.platform, "machine", lambda: "aarch64")
     result = plan(node, capsys, architecture=None, flavor="miniforge")[1]
     assert result["installer"]["filename"].endswith("-Linux-aarch64.sh")
+
+
+def test_says_whether_the_node_has_the_group(node, capsys):
+    import grp
+    known = grp.getgrgid(os.getgid()).gr_name
+    assert plan(node, capsys, group=known)[1]["group_exists"] is True
+    assert plan(node, capsys, group="aistack-no-such-group")[1]["group_exists"] is False
+    assert plan(node, capsys)[1]["group_exists"] is None
