@@ -117,7 +117,7 @@ class ActionModule(PlanAction):
 
     def _markers(self, args):
         return dict(markers=ab.marker_states(args['key'], {
-            'node': _slurped(args['node_marker']) or '',
+            'node': ab.node_entry_reading(args['probe'], args['key'], _slurped(args['node_marker']))[0],
             'controller': self._controller_marker(args),
             'url': _url_marker_text(args['url_marker']),
         }))
@@ -125,7 +125,9 @@ class ActionModule(PlanAction):
     @staticmethod
     def _action(args):
         probe = args['probe'] or {}
-        decision = ab.action_decision(args['markers'], args['node_wheel'].get('stat', {}).get('checksum', ''),
+        node_wheel_sha256 = ab.node_entry_reading(probe, args['key'], None,
+                                                  args['node_wheel'].get('stat', {}).get('checksum', ''))[1]
+        decision = ab.action_decision(args['markers'], node_wheel_sha256,
                                       (probe.get('installed') or {}).get('wheel_sha256'), args['is_builder'],
                                       args['force_rebuild'], bool(args['controller_cache_dir']), args['cache_url_upload'])
         decision.update(ab.preflight_blockers(decision['action'], args['compat'], args['cuda_ext'], args['arch_list'],

@@ -449,6 +449,19 @@ def proof_holds(action, proof, key):
     return isinstance(report, dict) and report.get("problems") == []
 
 
+def node_entry_reading(probe, key, marker_text=None, wheel_sha256=""):
+    """The node cache's entry for ``key`` as read this run: ``(marker text, sha256 of its wheel)``.
+
+    The environment probe reads the entries whose marker names the installed wheel
+    (``probe["cache_entries"]``); an entry it did not read is read by the role (``marker_text``, the
+    ``wheel_sha256`` of its wheel), and a missing one reads as ``("", "")``.
+    """
+    found = ((probe or {}).get("cache_entries") or {}).get(key)
+    if found is not None:
+        return found["marker"], found["wheel_sha256"]
+    return marker_text or "", wheel_sha256 or ""
+
+
 def marker_states(key, texts):
     """Each place's marker text (``{"node": str, ...}``) read for ``key`` with cache_entry()."""
     return dict((place, cache_entry(text, key)) for place, text in texts.items())

@@ -80,7 +80,7 @@ options:
     type: str
     default: ''
   probe:
-    description: The probe's reading, RV(probe) of O(stage=key). Used by O(stage=action) and O(stage=source).
+    description: The probe's reading, RV(probe) of O(stage=key). Used by O(stage=markers), O(stage=action) and O(stage=source).
     type: dict
   compat:
     description: The C(report) of M(aistack.gpu_node.cuda_compat) run with C(apex=true). Used by O(stage=key), O(stage=action) and O(stage=source).
@@ -113,7 +113,7 @@ options:
     type: str
     default: ''
   key:
-    description: The cache key, RV(key) of O(stage=key). Used by O(stage=markers) and O(stage=entry).
+    description: The cache key, RV(key) of O(stage=key). Used by O(stage=markers), O(stage=action) and O(stage=entry).
     type: str
     default: ''
   marker_name:
@@ -121,7 +121,9 @@ options:
     type: str
     default: aistack-apex.json
   node_marker:
-    description: The registered result of M(ansible.builtin.slurp) of the entry's marker on the node. Used by O(stage=markers).
+    description:
+      - The registered result of M(ansible.builtin.slurp) of the entry's marker on the node. Used by O(stage=markers).
+      - Not needed when the probe read the entry (its C(cache_entries) has O(key)).
     type: dict
     default: {}
   url_marker:
@@ -147,7 +149,9 @@ options:
     type: dict
     default: {}
   node_wheel:
-    description: The registered result of M(ansible.builtin.stat) (sha256) of the node entry's wheel. Used by O(stage=action).
+    description:
+      - The registered result of M(ansible.builtin.stat) (sha256) of the node entry's wheel. Used by O(stage=action).
+      - Not needed when the probe read the entry (its C(cache_entries) has O(key)).
     type: dict
     default: {}
   node_entry:
@@ -278,6 +282,8 @@ probe:
   description:
     - The environment probe's reading (Python tag, platform, cores, memory, build tools, installed APEX).
     - Also the environment's state digest C(env_state), and the C(proof) an earlier verify recorded for that state, or null.
+    - C(cache_entries) holds the node cache's entries whose marker names the installed wheel, by key (the marker's text
+      and the sha256 of the entry's wheel as it is now), so that a run that changes nothing reads neither again.
   returned: O(stage=key)
   type: dict
 arch_list:

@@ -1,11 +1,13 @@
 """Run by the target environment's Python (stdlib and torch only): ``probe`` or ``verify`` APEX.
 
-probe:  what the cache key and the install decision need (Python tag, platform, installed apex),
-        the environment's state digest (env_proof.py), and the proof an earlier verify recorded for it.
+probe:  what the cache key and the install decision need (Python tag, platform, installed apex, the
+        node cache's entries of the installed wheel), the environment's state digest (env_proof.py),
+        and the proof an earlier verify recorded for it.
 verify: every requested compiled extension imports (torch first: APEX's modules link libc10),
         kernels give the same results as torch, and which APIs this APEX has. One JSON line.
 """
 
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -62,8 +64,47 @@ def _version(distribution):
         return None
 
 
-def probe(proof_path="", python=""):
+def _sha256(path):
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    except (IOError, OSError):
+        return ""
+    return digest.hexdigest()
+
+
+def _entries_of_wheel(cache_dir, marker_name, wheel_sha256):
+    """The node cache's entries whose marker names the installed wheel: ``{key: {"marker": text,
+    "wheel_sha256": the sha256 of the entry's wheel file as it is now}}``. A run whose key is among
+    them reads neither the marker nor the wheel again; the markers are judged by the role's plan."""
+    entries = {}
+    if not (cache_dir and marker_name and wheel_sha256):
+        return entries
+    try:
+        keys = sorted(os.listdir(cache_dir))
+    except OSError:
+        return entries
+    for key in keys:
+        try:
+            with open(os.path.join(cache_dir, key, marker_name)) as handle:
+                text = handle.read()
+            marker = json.loads(text)
+        except (IOError, OSError, ValueError):
+            continue
+        if not isinstance(marker, dict) or marker.get("wheel_sha256") != wheel_sha256:
+            continue
+        wheel = marker.get("wheel")
+        if not isinstance(wheel, str) or os.sep in wheel:
+            continue
+        entries[key] = {"marker": text, "wheel_sha256": _sha256(os.path.join(cache_dir, key, wheel))}
+    return entries
+
+
+def probe(proof_path="", python="", cache_dir="", marker_name=""):
     state = env_state(WATCHED)
+    installed = _installed_apex()
     # The build runs with the environment's bin first on PATH, as if it were activated: torch's
     # extension builder looks for ninja there.
     build_path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", os.defpath)])
@@ -75,7 +116,8 @@ def probe(proof_path="", python=""):
         "python_tag": "%s%d%d%s" % ("cp" if sys.implementation.name == "cpython" else sys.implementation.name,
                                     sys.version_info[0], sys.version_info[1], getattr(sys, "abiflags", "")),
         "platform": sysconfig.get_platform().replace("-", "_").replace(".", "_"),
-        "installed": _installed_apex(),
+        "installed": installed,
+        "cache_entries": _entries_of_wheel(cache_dir, marker_name, installed.get("wheel_sha256")),
         "env_state": state,
         "proof": recorded_proof(proof_path, python, state) if proof_path else None,
     }
@@ -181,6 +223,6 @@ def verify(request):
 
 if __name__ == "__main__":
     if sys.argv[1] == "probe":
-        print(json.dumps(probe(*sys.argv[2:4])))
+        print(json.dumps(probe(*sys.argv[2:6])))
     else:
         print(json.dumps(verify(json.loads(sys.argv[2]))))

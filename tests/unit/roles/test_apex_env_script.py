@@ -1,6 +1,7 @@
 """roles/apex_build/files/apex_env.py's verify, on fake environments: which installs it passes and
 which it fails, with what it says. The real kernels are checked on the GPU host (tests/gpu)."""
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -135,3 +136,28 @@ def test_probe_hands_over_the_proof_made_on_the_same_state(env, tmp_path):
     os.utime(str(tmp_path / "amp_C.so"), ns=(3, 3))  # APEX's kernel touched: its files are watched
     assert script.probe(str(path), python)["proof"] is None
     assert script.probe()["proof"] is None
+
+
+def test_probe_reads_the_cache_entries_of_the_installed_wheel(env, tmp_path):
+    add, apex_package = env
+    script = load_script()
+    cache = tmp_path / "wheel-cache"
+    assert script.probe("", "", str(cache), "aistack-apex.json")["cache_entries"] == {}  # no APEX installed
+    apex_package()
+    wheel = b"the wheel's bytes"
+    sha = hashlib.sha256(wheel).hexdigest()
+    add("apex-0.1.dist-info/direct_url.json", json.dumps({"url": "file:///c/k1/apex.whl", "archive_info": {"hashes": {"sha256": sha}}}))
+    for key, marker in (("k1", {"key": "k1", "wheel": "apex-0.1-cp312-cp312-linux_x86_64.whl", "wheel_sha256": sha}),
+                        ("k2", {"key": "k2", "wheel": "apex-0.1-cp312-cp312-linux_x86_64.whl", "wheel_sha256": "b" * 64}),
+                        ("k3", "not json"), ("k4", {"key": "k4", "wheel": "../apex.whl", "wheel_sha256": sha})):
+        (cache / key).mkdir(parents=True)
+        (cache / key / "aistack-apex.json").write_text(marker if isinstance(marker, str) else json.dumps(marker))
+        (cache / key / "apex-0.1-cp312-cp312-linux_x86_64.whl").write_bytes(wheel)
+    entries = script.probe("", "", str(cache), "aistack-apex.json")["cache_entries"]
+    assert entries == {"k1": {"marker": (cache / "k1" / "aistack-apex.json").read_text(), "wheel_sha256": sha}}
+    (cache / "k1" / "apex-0.1-cp312-cp312-linux_x86_64.whl").write_bytes(b"damaged")
+    damaged = script.probe("", "", str(cache), "aistack-apex.json")["cache_entries"]["k1"]["wheel_sha256"]
+    assert damaged == hashlib.sha256(b"damaged").hexdigest()
+    (cache / "k1" / "apex-0.1-cp312-cp312-linux_x86_64.whl").unlink()
+    assert script.probe("", "", str(cache), "aistack-apex.json")["cache_entries"]["k1"]["wheel_sha256"] == ""
+    assert script.probe()["cache_entries"] == {}

@@ -115,3 +115,23 @@ def test_gate_names_bad_inputs(tmp_path):
     assert not result.get("failed") and result["problems"] == [
         'apex_build_cache_dir must be an absolute path (got "cache").',
         'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "main").']
+
+
+def test_the_probes_reading_of_the_node_entry_stands_for_the_marker_and_wheel_reads(tmp_path):
+    """A probe that read the key's entry (its marker names the installed wheel) makes the slurp and the
+    stat unneeded: skipped, they are not taken as a missing entry."""
+    probe = dict(PROBE, cache_entries={"k1": {"marker": _marker("k1"), "wheel_sha256": "a" * 64}})
+    markers = run_action(ActionModule, dict(stage="markers", key="k1", node_marker={"skipped": True}, probe=probe),
+                         tmp_path)["markers"]
+    assert markers["node"]["entry"]["key"] == "k1"
+    result = run_action(ActionModule, dict(stage="action", key="k1", markers=markers, node_wheel={"skipped": True},
+                                           probe=probe, compat=H200_COMPAT), tmp_path)
+    assert (result["action"], result["entry_source"]) == ("none", "node")
+    # The wheel as the probe hashed it now, not as the marker says, decides: a changed wheel is no entry.
+    changed = dict(PROBE, cache_entries={"k1": {"marker": _marker("k1"), "wheel_sha256": "b" * 64}})
+    result = run_action(ActionModule, dict(stage="action", key="k1", markers=markers, node_wheel={"skipped": True},
+                                           probe=changed, compat=H200_COMPAT), tmp_path)
+    assert (result["action"], result["entry_source"]) == ("install", None)
+    # Another key's entry is not this key's.
+    result = run_action(ActionModule, dict(stage="markers", key="k2", node_marker={"skipped": True}, probe=probe), tmp_path)
+    assert result["markers"]["node"] == {"entry": None, "problem": None}
