@@ -160,6 +160,19 @@ def rank(results):
     return healthy + [r for r in results if not r['healthy']]
 
 
+# A top-level channel_alias line: a plain, single- or double-quoted scalar, an optional comment after it.
+_CHANNEL_ALIAS_LINE = re.compile(r"""^channel_alias:[ \t]*(?:'([^']*)'|"([^"]*)"|([^\s'"#][^#]*?))[ \t]*(?:#.*)?$""", re.M)
+
+
+def condarc_channel_alias(text):
+    """The top-level ``channel_alias`` of a .condarc's text, None without one. Read line by line (the
+    node may have no YAML parser): a value written across lines is not read, and reads as none."""
+    match = _CHANNEL_ALIAS_LINE.search(text or '')
+    if not match:
+        return None
+    return [group for group in match.groups() if group is not None][0].strip() or None
+
+
 def choose(ranked, current=None, margin_ms=0):
     """The mirror to use and the healthy fallbacks after it, in order. The mirror in use now is kept
     while healthy and no more than ``margin_ms`` slower than the best, so that timing noise does not

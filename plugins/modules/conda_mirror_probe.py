@@ -50,7 +50,14 @@ options:
   current:
     description:
       - Mirror in use now (for example C(channel_alias) of the existing .condarc).
+      - Mutually exclusive with O(current_condarc).
     type: str
+  current_condarc:
+    description:
+      - A .condarc on the node whose top-level C(channel_alias) is the mirror in use now; a missing file, or one without
+        that line, means none.
+      - Mutually exclusive with O(current).
+    type: path
   switch_margin_ms:
     description:
       - How much faster another mirror must be before the one in use is replaced.
@@ -84,6 +91,8 @@ EXAMPLES = r'''
       - https://conda.mirror-a.example
       - https://conda.mirror-b.example
     channels: [conda-forge]
+    # Kept while healthy and within switch_margin_ms of the fastest.
+    current_condarc: /opt/conda/.condarc
   register: probe
 
 - name: Show the choice
@@ -200,6 +209,17 @@ def probe_file(module, mirror, channel, subdir, name):
         return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read, 'error': to_native(error)}
 
 
+def current_mirror(params):
+    """The mirror in use now: O(current), else the channel_alias of O(current_condarc)."""
+    if params['current'] or not params['current_condarc']:
+        return params['current']
+    try:
+        with open(params['current_condarc']) as handle:
+            return cm.condarc_channel_alias(handle.read())
+    except (IOError, OSError):
+        return None
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -207,11 +227,13 @@ def main():
             channels=dict(type='list', elements='str', default=['conda-forge']),
             subdirs=dict(type='list', elements='str', default=['noarch', 'linux-64']),
             current=dict(type='str'),
+            current_condarc=dict(type='path'),
             switch_margin_ms=dict(type='int', default=200),
             timeout=dict(type='int', default=10),
             validate_certs=dict(type='bool', default=True),
             ca_path=dict(type='path'),
         ),
+        mutually_exclusive=[('current', 'current_condarc')],
         supports_check_mode=True,
     )
     params = module.params
@@ -232,7 +254,7 @@ def main():
     redacted = [cm.redact(url) for url in mirrors]
     outcome = dict(changed=False, ranked=ranked, chosen=None, chosen_index=None, fallbacks=[], fallback_indexes=[])
     try:
-        chosen, fallbacks = cm.choose(ranked, params['current'], params['switch_margin_ms'])
+        chosen, fallbacks = cm.choose(ranked, current_mirror(params), params['switch_margin_ms'])
         outcome.update(chosen=chosen, chosen_index=redacted.index(chosen), fallbacks=fallbacks,
                        fallback_indexes=[redacted.index(url) for url in fallbacks])
     except cm.MirrorError as error:

@@ -199,3 +199,17 @@ def test_loaded_config_of_real_conda():
     assert not sound and problems[0].startswith('a loaded source: Miniforge takes no "defaults"')
     assert cm.loaded_config_sound(sources, '/opt/conda/.condarc', condarc, 'miniconda') == (False, [])
     assert not cm.loaded_config_sound(sources, '/home/ml/.condarc', dict(condarc, channel_alias='http://other'), 'miniconda')[0]
+
+
+@pytest.mark.parametrize('text, alias', [
+    ('channels:\n  - conda-forge\nchannel_alias: http://m.example/conda\n', 'http://m.example/conda'),
+    ("channel_alias: 'https://m.example:8443/t/tok/conda'  # the mirror\n", 'https://m.example:8443/t/tok/conda'),
+    ('channel_alias: "http://m.example"\n', 'http://m.example'),
+    ('custom_channels:\n  channel_alias: http://not-top-level\n', None),
+    ('channel_alias:\n  http://on-the-next-line\n', None),
+    ('', None),
+])
+def test_channel_alias_read_from_condarc_text(text, alias):
+    assert cm.condarc_channel_alias(text) == alias
+    if alias:
+        assert yaml.safe_load(text)['channel_alias'] == alias  # as a YAML parser reads it

@@ -90,3 +90,18 @@ def test_bad_input_named(capsys):
     assert code == 1 and result['msg'].startswith("mirrors[0]: 'mirror.example' is not a mirror URL")
     code, result = run_module(conda_mirror_probe, {'mirrors': ['http://m'], 'subdirs': []}, capsys)
     assert code == 1 and 'at least one entry' in result['msg']
+
+
+def test_mirror_in_use_read_from_the_condarc_the_role_wrote(mirrors, capsys, tmp_path):
+    """The role hands the system .condarc's path: the module reads its channel_alias on the node."""
+    import yaml
+    from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+    condarc = tmp_path / '.condarc'
+    condarc.write_text('# Managed by Ansible\n' + yaml.safe_dump(
+        cm.build_condarc(mirrors['slow'], ['conda-forge'], 'miniforge'), sort_keys=False, indent=2))
+    args = {'mirrors': [mirrors['fast'], mirrors['slow']], 'current_condarc': str(condarc), 'switch_margin_ms': 5000}
+    assert run_module(conda_mirror_probe, args, capsys)[1]['chosen'] == mirrors['slow']
+    condarc.unlink()
+    assert run_module(conda_mirror_probe, args, capsys)[1]['chosen'] == mirrors['fast']
+    code, result = run_module(conda_mirror_probe, dict(args, current=mirrors['slow']), capsys)
+    assert code == 1 and 'mutually exclusive' in result['msg']
