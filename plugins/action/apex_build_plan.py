@@ -9,6 +9,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+import hashlib
 import json
 import os
 
@@ -33,6 +34,7 @@ ARGUMENT_SPEC = dict(
     compat=dict(type='dict', default={}),
     source_type=dict(type='str', default='git', choices=['git', 'archive']),
     archive_sha256=dict(type='str', default=''),
+    archive=dict(type='str', default=''),
     flags=dict(type='list', elements='str', default=[]),
     cache_dir=dict(type='str', default=''),
     work_dir=dict(type='str', default=''),
@@ -67,6 +69,18 @@ def _slurped(result):
     return to_text(base64.b64decode(result['content']))
 
 
+def _controller_archive_sha256(path):
+    """The sha256 of the source archive on the controller, read here: no module round-trip."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, 'rb') as handle:
+            for block in iter(lambda: handle.read(1 << 20), b''):
+                digest.update(block)
+    except (IOError, OSError) as error:
+        raise ValueError('apex_build_archive: %s cannot be read on the controller (%s)' % (path, error.strerror or error))
+    return digest.hexdigest()
+
+
 def _url_marker_text(result):
     """The marker a registered uri GET fetched; a 404 (or no request at all) is no marker."""
     return to_text(result.get('content') or '') if result.get('status') == 200 else ''
@@ -97,7 +111,10 @@ class ActionModule(PlanAction):
         except ValueError as error:
             raise ValueError('apex_build: the environment probe printed no JSON (%s)' % error)
         cuda = args['cuda_ext'] or len(args['contrib_extensions']) > 0
-        decision = ab.key_decision(probe, args['compat'], args['source_type'], args['version'], args['archive_sha256'],
+        archive_sha256 = args['archive_sha256']
+        if args['source_type'] == 'archive' and not archive_sha256 and args['archive']:
+            archive_sha256 = _controller_archive_sha256(args['archive'])
+        decision = ab.key_decision(probe, args['compat'], args['source_type'], args['version'], archive_sha256,
                                    args['arch_list'], cuda, args['flags'], args['cache_dir'], args['work_dir'],
                                    args['cache_url'])
         decision['probe'] = probe

@@ -95,6 +95,12 @@ options:
     description: The sha256 of the source archive, for O(source_type=archive). Used by O(stage=key).
     type: str
     default: ''
+  archive:
+    description:
+      - The source archive on the controller, for O(source_type=archive) without O(archive_sha256); hashed on the
+        controller. An archive that cannot be read fails the module naming C(apex_build_archive). Used by O(stage=key).
+    type: str
+    default: ''
   flags:
     description: The requested flags, RV(flags) of O(stage=gate). Used by O(stage=key).
     type: list

@@ -135,3 +135,18 @@ def test_the_probes_reading_of_the_node_entry_stands_for_the_marker_and_wheel_re
     # Another key's entry is not this key's.
     result = run_action(ActionModule, dict(stage="markers", key="k2", node_marker={"skipped": True}, probe=probe), tmp_path)
     assert result["markers"]["node"] == {"entry": None, "problem": None}
+
+
+def test_key_hashes_the_controller_archive_here(tmp_path):
+    import hashlib
+    archive = tmp_path / "apex.tar.gz"
+    archive.write_bytes(b"an archive")
+    args = dict(stage="key", probe_output=json.dumps(PROBE), compat=H200_COMPAT, version="6424da3", source_type="archive",
+                archive=str(archive), flags=["--cpp_ext"], cache_dir="/c", work_dir="/w")
+    result = run_action(ActionModule, args, tmp_path)
+    assert result["key_inputs"]["apex_source"] == "6424da3 archive sha256:" + hashlib.sha256(b"an archive").hexdigest()
+    archive.write_bytes(b"another archive")
+    assert run_action(ActionModule, args, tmp_path)["key"] != result["key"]
+    archive.unlink()
+    missing = run_action(ActionModule, args, tmp_path)
+    assert missing["failed"] and missing["msg"].startswith("apex_build_archive: %s cannot be read on the controller" % archive)
