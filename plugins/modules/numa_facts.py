@@ -141,6 +141,10 @@ ansible_facts:
         host:
           description: C(numa_balancing), C(thp) and C(governor), each with C(value), C(writable) and C(supported).
           type: dict
+        numactl:
+          description: The path of C(numactl), which the per-GPU launcher binds with; null when the node has none.
+          type: str
+          sample: /usr/bin/numactl
         messages:
           description: Cross-check disagreements and why C(nvidia-smi topo -m) could not be read.
           type: list
@@ -198,6 +202,7 @@ def main():
         openmp=openmp,
         env=env,
         affinity_env=affinity_env(openmp["runtimes"]),
+        numactl=module.get_bin_path("numactl"),
         multicast_off_env=multicast_off_env(),
         host=read_host("/"),
     )

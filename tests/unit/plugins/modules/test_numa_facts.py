@@ -35,7 +35,7 @@ def h200(tmp_path, monkeypatch):
     program.write_text("")
     monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: str(program))
     monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
-    return {"venv": str(venv), "calls": calls}
+    return {"venv": str(venv), "calls": calls, "program": str(program)}
 
 
 def test_h200_plan_and_env(h200, capsys):
@@ -50,6 +50,7 @@ def test_h200_plan_and_env(h200, capsys):
     assert facts["session_env"] == {"OMP_NUM_THREADS": "16", "MKL_NUM_THREADS": "16"}
     assert facts["affinity_env"] == {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
     assert facts["multicast_off_env"] == multi_gpu_env.MULTICAST_OFF_ENV
+    assert facts["numactl"] == h200["program"]  # get_bin_path's answer
     # the recording's host: THP and numa_balancing files are absent from the fake tree
     assert facts["host"]["thp"]["supported"] is False and facts["host"]["governor"]["supported"] is False
 
@@ -74,3 +75,10 @@ def test_bad_input_named(h200, capsys, tmp_path):
     missing = str(tmp_path / "no-such-env")
     rc, result = run_module(numa_facts, {"env_prefix": missing}, capsys)
     assert rc == 1 and "env_prefix %s is not a directory" % missing in result["msg"]
+
+
+def test_no_numactl_is_null(h200, capsys, monkeypatch):
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path",
+                        lambda self, name, required=False, opt_dirs=None: h200["program"] if name == "nvidia-smi" else None)
+    facts = run_module(numa_facts, {}, capsys)[1]["ansible_facts"]["aistack_numa"]
+    assert facts["numactl"] is None
