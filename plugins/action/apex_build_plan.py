@@ -9,7 +9,6 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
-import hashlib
 import json
 import os
 
@@ -71,14 +70,10 @@ def _slurped(result):
 
 def _controller_archive_sha256(path):
     """The sha256 of the source archive on the controller, read here: no module round-trip."""
-    digest = hashlib.sha256()
     try:
-        with open(path, 'rb') as handle:
-            for block in iter(lambda: handle.read(1 << 20), b''):
-                digest.update(block)
+        return env_proof.file_sha256(path)
     except (IOError, OSError) as error:
         raise ValueError('apex_build_archive: %s cannot be read on the controller (%s)' % (path, error.strerror or error))
-    return digest.hexdigest()
 
 
 def _url_marker_text(result):

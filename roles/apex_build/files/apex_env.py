@@ -7,7 +7,6 @@ verify: every requested compiled extension imports (torch first: APEX's modules 
         kernels give the same results as torch, and which APIs this APEX has. One JSON line.
 """
 
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -17,7 +16,7 @@ import sys
 import sysconfig
 
 # plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
-from aistack_env_proof import env_state, recorded_proof
+from aistack_env_proof import env_state, file_sha256, recorded_proof
 
 LEGACY_APIS = ("apex.amp", "apex.parallel")
 CURRENT_APIS = ("apex.optimizers", "apex.normalization")
@@ -64,17 +63,6 @@ def _version(distribution):
         return None
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-    except (IOError, OSError):
-        return ""
-    return digest.hexdigest()
-
-
 def _entries_of_wheel(cache_dir, marker_name, wheel_sha256):
     """The node cache's entries whose marker names the installed wheel: ``{key: {"marker": text,
     "wheel_sha256": the sha256 of the entry's wheel file as it is now}}``. A run whose key is among
@@ -98,7 +86,11 @@ def _entries_of_wheel(cache_dir, marker_name, wheel_sha256):
         wheel = marker.get("wheel")
         if not isinstance(wheel, str) or os.sep in wheel:
             continue
-        entries[key] = {"marker": text, "wheel_sha256": _sha256(os.path.join(cache_dir, key, wheel))}
+        try:
+            found_sha256 = file_sha256(os.path.join(cache_dir, key, wheel))
+        except (IOError, OSError):
+            found_sha256 = ""
+        entries[key] = {"marker": text, "wheel_sha256": found_sha256}
     return entries
 
 
