@@ -71,7 +71,7 @@ def _slurped(result):
 def _controller_archive_sha256(path):
     """The sha256 of the source archive on the controller, read here: no module round-trip."""
     try:
-        return env_proof.file_sha256(path)
+        return env_proof.file_digest(path)
     except (IOError, OSError) as error:
         raise ValueError('apex_build_archive: %s cannot be read on the controller (%s)' % (path, error.strerror or error))
 

@@ -11,7 +11,7 @@ that digest and what was asked (the proof's key) are the same; any change proves
 ``env_state`` and ``recorded_proof`` run in the target environment's Python: the roles run this
 file's text with ``python -c`` ahead of their own script, which imports them as ``aistack_env_proof``.
 So this file uses the standard library only. ``proof_key`` and ``proof_holds`` run on the controller,
-``file_sha256`` on either side.
+``file_digest`` on either side (and in the managed_files module).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -34,9 +34,9 @@ def _read(path):
         return None
 
 
-def file_sha256(path):
-    """The sha256 of a file's bytes, read in blocks; raises OSError when it cannot be read."""
-    digest = hashlib.sha256()
+def file_digest(path, algorithm="sha256"):
+    """The hex digest of a file's bytes, read in blocks; raises OSError when it cannot be read."""
+    digest = hashlib.new(algorithm)
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)

@@ -15,6 +15,8 @@ import os
 import pwd
 import stat
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.env_proof import file_digest
+
 # What a directory and a file have in common; the module and its action plugin take the same.
 ENTRY_OPTIONS = dict(
     path=dict(type='path', required=True),
@@ -30,11 +32,8 @@ def content_checksum(content):
 
 
 def file_checksum(path):
-    digest = hashlib.sha1()
-    with open(path, 'rb') as handle:
-        for block in iter(lambda: handle.read(1 << 16), b''):
-            digest.update(block)
-    return digest.hexdigest()
+    """The SHA-1 of a file's bytes, as ansible.builtin.copy compares it."""
+    return file_digest(path, 'sha1')
 
 
 def wanted_mode(mode):

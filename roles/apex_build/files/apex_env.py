@@ -16,7 +16,7 @@ import sys
 import sysconfig
 
 # plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
-from aistack_env_proof import env_state, file_sha256, recorded_proof
+from aistack_env_proof import env_state, file_digest, recorded_proof
 
 LEGACY_APIS = ("apex.amp", "apex.parallel")
 CURRENT_APIS = ("apex.optimizers", "apex.normalization")
@@ -87,7 +87,7 @@ def _entries_of_wheel(cache_dir, marker_name, wheel_sha256):
         if not isinstance(wheel, str) or os.sep in wheel:
             continue
         try:
-            found_sha256 = file_sha256(os.path.join(cache_dir, key, wheel))
+            found_sha256 = file_digest(os.path.join(cache_dir, key, wheel))
         except (IOError, OSError):
             found_sha256 = ""
         entries[key] = {"marker": text, "wheel_sha256": found_sha256}
