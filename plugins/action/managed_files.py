@@ -26,8 +26,9 @@ def _attributes(entry):
 class ActionModule(ActionBase):
 
     # No temporary folder made up front: with pipelining the read of the node needs none, and the
-    # copy action makes its own for a file it writes. Made up front it cost three more commands on
-    # the node (find home, make, remove) on every run, also on the runs that change nothing.
+    # copy action makes its own for a file it writes (without pipelining the module run makes one,
+    # which run() removes). Made up front it cost three more commands on the node (find home, make,
+    # remove) on every run, also on the runs that change nothing.
     TRANSFERS_FILES = False
     _supports_check_mode = True
 

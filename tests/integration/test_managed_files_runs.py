@@ -76,17 +76,20 @@ def assert_in_place(node):
     assert node["notes"].read_text() == NOTES
 
 
-def module_runs(output):
-    """The modules executed on the node for the task, in order, from -vvv output."""
+def task_lines(output, marker):
+    """What follows ``marker`` on the -vvv lines of the task that hold it, in order."""
     section = output.split("TASK [Manage the files]", 1)[1].split("PLAY RECAP", 1)[0]
-    return [os.path.basename(line.split("Using module file", 1)[1].strip())
-            for line in section.splitlines() if "Using module file" in line]
+    return [line.split(marker, 1)[1].strip() for line in section.splitlines() if marker in line]
+
+
+def module_runs(output):
+    """The modules executed on the node for the task, in order."""
+    return [os.path.basename(path) for path in task_lines(output, "Using module file")]
 
 
 def commands_on_node(output):
-    """The commands the connection ran on the node for the task, in order, from -vvv output."""
-    section = output.split("TASK [Manage the files]", 1)[1].split("PLAY RECAP", 1)[0]
-    return [line.split("EXEC ", 1)[1].strip() for line in section.splitlines() if "EXEC " in line]
+    """The commands the connection ran on the node for the task, in order."""
+    return task_lines(output, "EXEC ")
 
 
 def test_check_mode_on_nothing_reports_changed_writes_nothing_and_shows_the_content(node):
