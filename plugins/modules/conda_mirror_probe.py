@@ -160,6 +160,10 @@ from ansible.module_utils.six.moves.urllib.error import HTTPError
 from ansible.module_utils.urls import ConnectionError as UrlConnectionError, open_url
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
 
+# The clock each read is timed with. The unit tests put a fake clock here that their mirrors advance,
+# so that the ranking they check does not depend on how busy the machine running them is.
+clock = time.monotonic
+
 
 def read_start(module, url):
     """``(status, first bytes, whether that is the whole file)`` of ``url``: a ranged request for
@@ -183,7 +187,7 @@ def read_start(module, url):
 def probe_file(module, mirror, channel, subdir, name):
     """One file conda reads, the way it reads it (``<name>.zst``, then ``<name>`` after a 4xx):
     ``{url, seconds, bytes, error (optional)}``."""
-    started = time.monotonic()
+    started = clock()
     url = cm.repodata_url(mirror, channel, subdir, name + '.zst')
     read = 0
     # Every way a fetch can fail is a verdict on the mirror: URLError and socket errors are OSError,
@@ -197,16 +201,16 @@ def probe_file(module, mirror, channel, subdir, name):
             status, body, complete = read_start(module, url)
             read += len(body)
             if status == 404 and name in cm.OPTIONAL_NAMES:
-                return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read}
+                return {'url': url, 'seconds': clock() - started, 'bytes': read}
         if status not in (200, 206):
             raise cm.MirrorError('HTTP %s (conda fails every solve on it)' % status)
         if url.endswith('.zst'):
             cm.check_zstd_prefix(body, complete)
         else:
             cm.check_json_prefix(body, complete, subdir)
-        return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read}
+        return {'url': url, 'seconds': clock() - started, 'bytes': read}
     except (cm.MirrorError, OSError, HTTPException, ValueError, UrlConnectionError) as error:
-        return {'url': url, 'seconds': time.monotonic() - started, 'bytes': read, 'error': to_native(error)}
+        return {'url': url, 'seconds': clock() - started, 'bytes': read, 'error': to_native(error)}
 
 
 def current_mirror(params):

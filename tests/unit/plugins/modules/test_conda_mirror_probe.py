@@ -1,7 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""conda_mirror_probe against real HTTP mirrors on loopback: healthy, slow, corrupt and down."""
+"""conda_mirror_probe against real HTTP mirrors on loopback: healthy, slow, corrupt and down.
+
+The reads are real; the time they take is not measured on this machine's clock, which a busy machine
+stretches (a loopback read once measured 1041 ms here). The module's ``clock`` is a fake one that
+only the slow mirror advances, by its delay, while it answers: the fast mirror's reads take 0 ms and
+the slow one's its delay per repodata.json, whatever the load."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -9,7 +14,6 @@ __metaclass__ = type
 import json
 import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -23,14 +27,31 @@ def repodata(subdir):
                        'packages.conda': {'libfoo-1.0.0-h4616a5c_0.conda': {'name': 'libfoo', 'version': '1.0.0'}}}).encode()
 
 
-def serve(delay=0.0, corrupt=False):
+class FakeClock:
+    """The clock the module times its reads with; advanced only by the mirrors' ``delay``. A mirror
+    advances it before it answers, and the module reads it after the answer, so the order is fixed."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.lock = threading.Lock()
+
+    def __call__(self):
+        with self.lock:
+            return self.now
+
+    def advance(self, seconds):
+        with self.lock:
+            self.now += seconds
+
+
+def serve(clock, delay=0.0, corrupt=False):
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
             parts = self.path.strip('/').split('/')
             if len(parts) != 3 or parts[0] != 'conda-forge' or parts[2] != 'repodata.json':
                 self.send_error(404)
                 return
-            time.sleep(delay)
+            clock.advance(delay)
             body = repodata(parts[1])
             body = body[:len(body) // 2] if corrupt else body
             self.send_response(200)
@@ -42,13 +63,15 @@ def serve(delay=0.0, corrupt=False):
             pass
 
     server = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
     return server, 'http://127.0.0.1:%d' % server.server_address[1]
 
 
 @pytest.fixture
-def mirrors():
-    servers = [serve(), serve(delay=0.3), serve(corrupt=True)]
+def mirrors(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(conda_mirror_probe, 'clock', clock)
+    servers = [serve(clock), serve(clock, delay=0.3), serve(clock, corrupt=True)]
     closed = socket.socket()
     closed.bind(('127.0.0.1', 0))
     down = 'http://127.0.0.1:%d' % closed.getsockname()[1]
@@ -56,6 +79,7 @@ def mirrors():
     yield {'fast': servers[0][1], 'slow': servers[1][1], 'corrupt': servers[2][1], 'down': down}
     for server, _url in servers:
         server.shutdown()
+        server.server_close()
 
 
 def test_fastest_healthy_chosen_failures_explained(mirrors, capsys):
@@ -65,7 +89,9 @@ def test_fastest_healthy_chosen_failures_explained(mirrors, capsys):
     assert result['chosen'] == mirrors['fast'] and result['chosen_index'] == 3
     assert result['fallbacks'] == [mirrors['slow']] and result['fallback_indexes'] == [1]
     ranked = dict((r['url'], r) for r in result['ranked'])
-    assert ranked[mirrors['slow']]['latency_ms'] >= 600 and ranked[mirrors['fast']]['latency_ms'] < 600
+    # 0.3 s for each of the two repodata.json reads (noarch, linux-64); the other reads are 404s, answered at once.
+    assert ranked[mirrors['slow']]['latency_ms'] == 600 and ranked[mirrors['fast']]['latency_ms'] == 0
+    assert [r['url'] for r in result['ranked']] == [mirrors['fast'], mirrors['slow'], mirrors['down'], mirrors['corrupt']]
     assert ranked[mirrors['fast']]['bytes_read'] == len(repodata('noarch')) + len(repodata('linux-64'))
     assert 'truncated or corrupt' in ranked[mirrors['corrupt']]['errors'][0]
     assert ranked[mirrors['down']]['healthy'] is False and 'refused' in ranked[mirrors['down']]['errors'][0].lower()
