@@ -34,6 +34,8 @@ class Faults:
         self.truncate = truncate
         self.corrupt = corrupt
         self.only = only
+        # How the latency is waited; a test may wrap it to see which requests waited.
+        self.sleep = time.sleep
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -75,7 +77,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         faults = self.faults
         applies = faults.only in self.path
         if applies and faults.latency:
-            time.sleep(faults.latency)
+            faults.sleep(faults.latency)
         if applies and faults.status:
             self._record(faults.status)
             self.send_error(faults.status)
@@ -113,7 +115,7 @@ class Mirror:
 
     @property
     def faults(self):
-        return self.server.RequestHandlerClass.faults
+        return self.server.RequestHandlerClass.func.faults  # a partial of the handler class
 
     def stop(self):
         self.server.shutdown()
