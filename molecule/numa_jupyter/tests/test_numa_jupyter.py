@@ -85,10 +85,10 @@ def test_kernelspec_names_the_venv_python_and_env(host, physical_cores):
 def test_kernel_starts_and_runs_code_in_the_venv(host, physical_cores):
     script = (
         "from jupyter_client.manager import start_new_kernel\n"
-        "km, kc = start_new_kernel(kernel_name='torch', startup_timeout=60)\n"
+        "km, kc = start_new_kernel(kernel_name='torch', startup_timeout=120)\n"
         "out = []\n"
         "kc.execute_interactive(\"import os, sys; print(sys.executable, os.environ['OMP_NUM_THREADS'], 6 * 7)\",\n"
-        "                       timeout=60, output_hook=lambda m: out.append(m['content'].get('text', '')))\n"
+        "                       timeout=120, output_hook=lambda m: out.append(m['content'].get('text', '')))\n"
         "kc.stop_channels(); km.shutdown_kernel(now=True)\n"
         "print(''.join(out).strip())\n")
     output = host.check_output("%s/bin/python -c %s" % (VENV, shlex.quote(script)))
