@@ -45,10 +45,25 @@ check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
 	ansible-playbook site.yml --check --diff $(ARGS)
 
-test: setup-testbed ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity and unit
-	@$(MAKE) --no-print-directory lint sanity unit integration galaxy molecule
-	@$(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit
-	@echo "==> all tests passed"
+# Each layer (and each molecule scenario) is timed by dev/test_times.py into TEST_TIMES; the table is
+# printed at the end, also when a layer failed (the layers after it shown as not run).
+TEST_LAYERS := setup-testbed lint sanity unit integration galaxy molecule
+TEST_TIMES := $(CURDIR)/.cache/test-times.tsv
+MOLECULE_EXPECT := "molecule/node image" $(addprefix molecule/,$(MOLECULE_SCENARIOS))
+
+test: ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity and unit; time per layer
+	@mkdir -p $(dir $(TEST_TIMES)) && : > $(TEST_TIMES)
+	@export AISTACK_TEST_TIMES=$(TEST_TIMES); status=0; \
+	for layer in $(TEST_LAYERS); do \
+	  python3 dev/test_times.py run $$layer -- $(MAKE) --no-print-directory $$layer || { status=$$?; break; }; \
+	done; \
+	if [ $$status = 0 ]; then \
+	  python3 dev/test_times.py run "matrix 2.21" -- $(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit \
+	    || status=$$?; \
+	fi; \
+	python3 dev/test_times.py table $(TEST_TIMES) --expect $(TEST_LAYERS) $(MOLECULE_EXPECT) "matrix 2.21"; \
+	if [ $$status = 0 ]; then echo "==> all tests passed"; fi; \
+	exit $$status
 
 lint: $(SETUP_DONE) ## yamllint, ansible-lint, changelog lint, role READMEs vs argument specs, make help, docs naming no outside file, docs lint and docsite build
 	@echo "==> yamllint"
@@ -81,13 +96,22 @@ integration: $(SETUP_DONE) ## pytest integration tests
 	@echo "==> pytest integration tests"
 	python -m pytest tests/integration -p no:cacheprovider $(ARGS)
 
-molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes
-	@tests/support/testbed/build-node-image
-	@for scenario in $(MOLECULE_SCENARIOS); do \
+# Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
+molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes; time per scenario
+	@times=$${AISTACK_TEST_TIMES:-}; own=; \
+	if [ -z "$$times" ]; then times=$(CURDIR)/.cache/molecule-times.tsv; own=1; : > $$times; fi; \
+	export AISTACK_TEST_TIMES=$$times; status=0; \
+	python3 dev/test_times.py run "molecule/node image" -- tests/support/testbed/build-node-image || status=$$?; \
+	for scenario in $(MOLECULE_SCENARIOS); do \
+	  [ $$status = 0 ] || break; \
 	  echo "==> molecule test -s $$scenario"; \
-	  molecule test -s $$scenario || exit 1; \
-	done
-	@echo "==> molecule: $(words $(MOLECULE_SCENARIOS)) scenario(s) passed: $(MOLECULE_SCENARIOS)"
+	  python3 dev/test_times.py run "molecule/$$scenario" -- molecule test -s $$scenario || status=$$?; \
+	done; \
+	if [ -n "$$own" ]; then python3 dev/test_times.py table $$times --expect $(MOLECULE_EXPECT); fi; \
+	if [ $$status = 0 ]; then \
+	  echo "==> molecule: $(words $(MOLECULE_SCENARIOS)) scenario(s) passed: $(MOLECULE_SCENARIOS)"; \
+	fi; \
+	exit $$status
 
 build: $(SETUP_DONE) ## build the collection tarball into .cache/build
 	ansible-galaxy collection build --force --output-path .cache/build
