@@ -14,9 +14,14 @@ from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action impor
 
 ARGUMENT_SPEC = dict(
     reference=dict(type='raw', required=True),
+    catalogue=dict(type='raw', required=True),
+    unknown_gpu=dict(type='raw', default='warn'),
     min_fraction=dict(type='raw', required=True),
     min_amp_samples_per_s=dict(type='raw', required=True),
     min_allreduce_busbw_gbps=dict(type='raw', required=True),
+    expect=dict(type='raw', default={}),
+    gpus=dict(type='list', elements='dict'),
+    recorded_gpus=dict(type='list', elements='dict', default=[]),
     results=dict(type='dict'),
 )
 
@@ -27,10 +32,16 @@ class ActionModule(PlanAction):
 
     def decide(self, args, task_vars):
         thresholds = (args['min_fraction'], args['min_amp_samples_per_s'], args['min_allreduce_busbw_gbps'])
-        problems = gpu_validation.input_problems(*(thresholds + (args['reference'],)))
+        problems = gpu_validation.input_problems(*(thresholds + (args['reference'], args['catalogue'], args['unknown_gpu'],
+                                                                 args['expect'])))
         decision = dict(problems=problems, multicast_off_env=multicast_off_env())
-        if args['results'] is None:
+        if args['results'] is None and args['gpus'] is None:
             return decision
         if problems:
             return dict(decision, failed=True, msg='gpu_validate: bad input: %s' % '; '.join(problems))
-        return dict(decision, gate=gpu_validation.gate(args['results'], args['reference'], *thresholds))
+        if args['gpus'] is not None:
+            decision['expectation'] = gpu_validation.expectation_checks(args['expect'], args['gpus'], args['recorded_gpus'])
+        if args['results'] is not None:
+            decision['gate'] = gpu_validation.gate(args['results'], args['reference'], *thresholds,
+                                                   catalogue=args['catalogue'], unknown_gpu=args['unknown_gpu'])
+        return decision

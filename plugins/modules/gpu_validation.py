@@ -16,17 +16,49 @@ version_added: 0.1.0
 description:
   - The decision of the P(aistack.gpu_node.gpu_validate#role) role, taken on the controller from the role's variables
     and the figures given; it never reads or changes the node.
-  - Without O(results), names every bad threshold or reference entry in RV(problems) (the role's preflight).
-  - With O(results), judges the figures against the thresholds and returns the verdict in RV(gate); bad thresholds
-    then fail the module, each named.
+  - Without O(results) and O(gpus), names every bad threshold, reference entry or expectation in RV(problems) (the
+    role's preflight).
+  - With O(gpus), judges the node's GPUs against O(expect) and against O(recorded_gpus) in RV(expectation).
+  - With O(results), judges the figures against reference figures and returns the verdict in RV(gate); bad input
+    then fails the module, each item named.
+  - A GPU's reference figures are O(reference)'s where it gives them, else the figures measured on that SKU in
+    O(catalogue), else the SKU's datasheet figures times the achievable share measured on the catalogue's measured
+    SKUs. A GPU the catalogue does not know is judged against estimates from what it reports (compute capability,
+    SM count, clocks, memory clock and bus width); a shortfall there is a warning, or with O(unknown_gpu=fail) the GPU
+    fails, named.
   - A node without a GPU (O(results) with status C(skipped)) is C(skipped), never passed.
   - Always returns RV(multicast_off_env), the environment C(validate_gpu.py) measures in (its C(--env)).
 author: aistack.gpu_node contributors (@aistack)
 options:
   reference:
-    description: GPU name to reference figures C(gemm_bf16_tflops), C(gemm_fp16_tflops), C(copy_gbps), C(fused_adamw_ms).
+    description:
+      - The site's figures, GPU name to any of C(gemm_bf16_tflops), C(gemm_fp16_tflops), C(copy_gbps), C(fused_adamw_ms);
+        each one given overrides the catalogue's.
     type: raw
     required: true
+  catalogue:
+    description: The GPU catalogue (the role's C(vars/gpu_catalogue.yml)), SKUs with datasheet and measured figures.
+    type: raw
+    required: true
+  unknown_gpu:
+    description: C(warn) judges a GPU the catalogue and O(reference) do not know against estimates, as warnings; C(fail)
+      fails it.
+    type: raw
+    default: warn
+  expect:
+    description: What the node's GPUs must be, any of C(count), C(model) (a regular expression searched in the name),
+      C(memory_gb) (per GPU, as sold), C(mig_mode) (C(enabled) or C(disabled)), C(nvlink_links) (active per GPU).
+    type: raw
+    default: {}
+  gpus:
+    description: The GPUs M(aistack.gpu_node.gpu_facts) found (its C(gpus)); judged against O(expect) and O(recorded_gpus).
+    type: list
+    elements: dict
+  recorded_gpus:
+    description: The GPUs (C(index), C(name), C(uuid)) of the node's last passed validation; one gone now is named missing.
+    type: list
+    elements: dict
+    default: []
   min_fraction:
     description: Per metric, the fraction of the reference to reach, each in (0, 1.5].
     type: raw
@@ -52,14 +84,17 @@ EXAMPLES = r'''
 - name: Check the thresholds before any change
   aistack.gpu_node.gpu_validation:
     reference: "{{ gpu_validate_reference }}"
+    catalogue: "{{ __gpu_validate_catalogue }}"
     min_fraction: "{{ gpu_validate_min_fraction }}"
     min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
     min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
+    expect: {count: 8, model: "^NVIDIA H100", memory_gb: 80}
   register: thresholds
 
 - name: Judge the measured figures
   aistack.gpu_node.gpu_validation:
     reference: "{{ gpu_validate_reference }}"
+    catalogue: "{{ __gpu_validate_catalogue }}"
     min_fraction: "{{ gpu_validate_min_fraction }}"
     min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
     min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
@@ -81,6 +116,23 @@ multicast_off_env:
   returned: always
   type: dict
   sample: {NCCL_NVLS_ENABLE: "0", TORCH_SYMM_MEM_DISABLE_MULTICAST: "1", NVSHMEM_DISABLE_NVLS: "1"}
+expectation:
+  description: The node's GPUs against O(expect) and O(recorded_gpus).
+  returned: when O(gpus) is given
+  type: dict
+  contains:
+    checks:
+      description: One entry per check, as in RV(gate.checks).
+      type: list
+      elements: dict
+    failed:
+      description: The messages of the expectations not met, each naming the GPU and the difference.
+      type: list
+      elements: str
+      sample: ["node count: FAILED (expected 2 GPU(s) (gpu_validate_expect.count), found 1: missing GPU index 1)"]
+    summary:
+      description: One line for the report.
+      type: str
 gate:
   description: The verdict on O(results).
   returned: when O(results) is given
@@ -103,7 +155,18 @@ gate:
       type: list
       elements: str
       sample: []
+    warnings:
+      description: The messages of shortfalls against estimates (a GPU the catalogue does not know); they do not fail.
+      type: list
+      elements: str
+      sample: []
+    judged:
+      description:
+        - Per GPU, how it was judged - C(basis) (C(measured), C(datasheet), C(estimate) or C(site)), C(model), C(how)
+          each figure was made, and C(not_judged) (metrics with no figure, and why).
+      type: list
+      elements: dict
     summary:
-      description: One line for the report.
+      description: One line for the report, naming each GPU's basis.
       type: str
 '''

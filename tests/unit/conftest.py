@@ -41,13 +41,14 @@ FIXTURES = os.path.join(REPO_ROOT, "tests", "unit", "fixtures")
 # clone alone runs every test; test_shared_copies.py proves they equal the originals where a checkout has them beside it.
 SHARED = os.path.join(FIXTURES, "shared")
 SHARED_ORIGINAL = os.path.join(os.path.dirname(REPO_ROOT), "shared")
-SHARED_COPIES = ("fixtures/conda-26.7", "fixtures/gpu-h200", "reference/cuda_compat_data.yml")
+SHARED_COPIES = ("fixtures/conda-26.7", "fixtures/gpu-h200", "fixtures/gpu-h100", "reference/cuda_compat_data.yml")
 # Shared files left out of the copies: ansible-test's line-endings check refuses the carriage
 # returns that conda's progress bars left in this recording (it only holds progress and the error
 # that the matching .json recording also has).
 SHARED_NOT_COPIED = ("fixtures/conda-26.7/solve-fail-conflict.txt.stderr.txt",)
 
 SHARED_H200 = os.path.join(SHARED, "fixtures", "gpu-h200")
+SHARED_H100 = os.path.join(SHARED, "fixtures", "gpu-h100")
 SHARED_CONDA = os.path.join(SHARED, "fixtures", "conda-26.7")
 PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
 
@@ -55,6 +56,12 @@ PUBLIC_FIXTURES = os.path.join(FIXTURES, "public")
 def read_h200(name):
     """An unedited output captured on the H200 test host (``tests/unit/fixtures/shared/fixtures/gpu-h200``)."""
     with open(os.path.join(SHARED_H200, name)) as handle:
+        return handle.read()
+
+
+def read_h100(name):
+    """An unedited output captured on the H100 test host (``tests/unit/fixtures/shared/fixtures/gpu-h100``)."""
+    with open(os.path.join(SHARED_H100, name)) as handle:
         return handle.read()
 
 

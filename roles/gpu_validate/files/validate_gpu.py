@@ -24,6 +24,7 @@ module returns them (``multicast_off_env``), and the all-reduce figures record t
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import ctypes
 import datetime
 import json
 import math
@@ -118,6 +119,35 @@ def fused_adamw_ms(torch, device, nparams, iters):
         param.grad = torch.randn_like(param)
     optimizer = torch.optim.AdamW(params, lr=1e-3, fused=True)
     return _elapsed_ms(torch, device, optimizer.step, iters, warmup=3)
+
+
+# cuDeviceGetAttribute's attribute numbers (CUdevice_attribute in cuda.h, stable since CUDA 2.x).
+_CU_ATTRIBUTES = {"sm_clock_max_mhz": 13, "memory_clock_max_mhz": 36, "memory_bus_width_bits": 37}
+
+
+def device_properties(torch, index):
+    """What the GPU reports of itself, for judging a GPU the role's catalogue does not know.
+
+    SM count, memory and UUID from torch; peak SM and memory clocks and the memory bus width from the
+    driver API (libcuda), which torch does not expose on every version. A value that cannot be read is None.
+    """
+    props = torch.cuda.get_device_properties(index)
+    found = {"sm_count": props.multi_processor_count, "memory_total_mib": props.total_memory // (1 << 20),
+             "uuid": "GPU-%s" % props.uuid if getattr(props, "uuid", None) else None}
+    found.update(dict.fromkeys(_CU_ATTRIBUTES))
+    try:
+        libcuda = ctypes.CDLL("libcuda.so.1")
+        device = ctypes.c_int()
+        if libcuda.cuInit(0) != 0 or libcuda.cuDeviceGet(ctypes.byref(device), index) != 0:
+            return found
+        for key, attribute in _CU_ATTRIBUTES.items():
+            value = ctypes.c_int()
+            if libcuda.cuDeviceGetAttribute(ctypes.byref(value), attribute, device) == 0:
+                # Clocks come in kHz.
+                found[key] = value.value // 1000 if key.endswith("_mhz") else value.value
+    except OSError:
+        pass
+    return found
 
 
 class RegressionData(object):
@@ -284,7 +314,7 @@ def measure_gpus(torch, args):
     gpus = []
     for index in range(torch.cuda.device_count()):
         device = torch.device("cuda", index)
-        gpus.append({
+        gpu = {
             "index": index,
             "name": torch.cuda.get_device_name(index),
             "compute_capability": "%d.%d" % torch.cuda.get_device_capability(index),
@@ -292,7 +322,9 @@ def measure_gpus(torch, args):
             "gemm_fp16_tflops": gemm_tflops(torch, device, torch.float16, args.gemm_size, args.gemm_iters),
             "copy_gbps": copy_gbps(torch, device, args.copy_mib, args.copy_iters),
             "fused_adamw_ms": fused_adamw_ms(torch, device, args.adamw_params, args.adamw_iters),
-        })
+        }
+        gpu.update(device_properties(torch, index))
+        gpus.append(gpu)
         torch.cuda.empty_cache()
     result["gpus"] = gpus
     result["amp"] = amp_training_step(torch, torch.device("cuda", 0), args)

@@ -121,3 +121,45 @@ def test_a_failure_while_measuring_is_recorded_as_an_error(tmp_path, monkeypatch
     figures = json.loads(out.read_text())
     assert figures["status"] == "error"
     assert figures["reason"] == "measuring failed: RuntimeError: CUDA error: uncorrectable ECC error encountered"
+
+
+def h100_torch():
+    """torch's view of the project's H100 (its recorded torch-info: 132 SMs, 85017493504 bytes)."""
+    props = types.SimpleNamespace(multi_processor_count=132, total_memory=85017493504,
+                                  uuid="bd5f5fb1-8555-756c-09db-6be1a5ac4fe3")
+    return types.SimpleNamespace(cuda=types.SimpleNamespace(get_device_properties=lambda index: props))
+
+
+class FakeLibcuda(object):
+    """The driver API calls device_properties makes, answering as the H100's driver does (nvidia-smi -q's max clocks)."""
+
+    ATTRIBUTES = {13: 1980000, 36: 2619000, 37: 5120}
+
+    def cuInit(self, flags):  # noqa: N802 - the driver API's names
+        return 0
+
+    def cuDeviceGet(self, device, index):  # noqa: N802
+        return 0
+
+    def cuDeviceGetAttribute(self, value, attribute, device):  # noqa: N802
+        value._obj.value = self.ATTRIBUTES[attribute]
+        return 0
+
+
+def test_device_properties_read_what_an_unknown_gpu_is_judged_by(monkeypatch):
+    script = load_script()
+    monkeypatch.setattr(script.ctypes, "CDLL", lambda name: FakeLibcuda())
+    assert script.device_properties(h100_torch(), 0) == {
+        "sm_count": 132, "memory_total_mib": 81079, "uuid": "GPU-bd5f5fb1-8555-756c-09db-6be1a5ac4fe3",
+        "sm_clock_max_mhz": 1980, "memory_clock_max_mhz": 2619, "memory_bus_width_bits": 5120}
+
+
+def test_device_properties_without_the_driver_library_leave_the_clocks_unknown(monkeypatch):
+    script = load_script()
+
+    def missing(name):
+        raise OSError("libcuda.so.1: cannot open shared object file")
+    monkeypatch.setattr(script.ctypes, "CDLL", missing)
+    found = script.device_properties(h100_torch(), 0)
+    assert found["sm_count"] == 132
+    assert (found["sm_clock_max_mhz"], found["memory_clock_max_mhz"], found["memory_bus_width_bits"]) == (None, None, None)
