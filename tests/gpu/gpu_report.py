@@ -1,11 +1,12 @@
-"""Records the GPU scenario's steps and writes its report (tests/gpu/REPORT.md and a JSON twin).
+"""Records the GPU scenario's steps and writes its reports: one per card beside its results, and tests/gpu/REPORT.md over them.
 
 ``record`` is called by run-gpu-scenario after each step (a molecule step, or the drift check):
 it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.json`` in the
 results folder. ``write`` joins that with what the scenario's playbooks left there
 (``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
 ``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
-wrote (``apt_path.json``) into the report. Standard
+wrote (``apt_path.json``) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
+``index`` lists every card's report in ``tests/gpu/REPORT.md``. Standard
 library only: it runs on the air-gapped GPU host.
 """
 
@@ -288,14 +289,37 @@ def _roles_section(roles):
         out.append("| %s | %s |" % (name, " | ".join(cells)))
     totals = ["%.1f s" % sum(p["seconds"] for p in times[step].values()) for step in steps]
     out.append("| **all** | %s |" % " | ".join(totals))
-    product = product_parts()
-    spent = dict((step, sum(p["seconds"] for name, p in times[step].items() if name in product)) for step in steps)
+    spent = product_seconds(roles)
     if spent.get("converge") and "idempotence" in spent:
-        out += ["", "The collection's roles and plays alone (the scenario's own plays left out): first run %.1f s, "
-                "no-op re-run %.1f s (%.1f%% of the first run)%s." % (
-                    spent["converge"], spent["idempotence"], 100.0 * spent["idempotence"] / spent["converge"],
-                    ", check mode %.1f s" % spent["check"] if "check" in spent else "")]
+        out += ["", "The collection's roles and plays alone (the scenario's own plays left out): %s." % noop_text(spent)]
     return out
+
+
+def product_seconds(roles):
+    """Per step, the seconds spent in the collection's own roles and plays (the scenario's plays left out)."""
+    product = product_parts()
+    return dict((step, sum(p["seconds"] for p in parts or [] if p["name"] in product)) for step, parts in roles.items())
+
+
+def noop_text(spent):
+    """The first run beside the no-op re-run (and check mode), as the reports word it."""
+    return "first run %.1f s, no-op re-run %.1f s (%.1f%% of the first run)%s" % (
+        spent["converge"], spent["idempotence"], 100.0 * spent["idempotence"] / spent["converge"],
+        ", check mode %.1f s" % spent["check"] if "check" in spent else "")
+
+
+def render_index(reports):
+    """tests/gpu/REPORT.md: one line per GPU test host, each card's own report beside its results."""
+    out = ["# GPU scenario reports, one per GPU test host", "",
+           "Each card's run of `make test-gpu` (`tests/gpu/run-gpu-scenario`) writes its report beside its results;",
+           "this page is made from them (`tests/gpu/gpu_report.py index`).", "",
+           "| card | commit | written | overall | the collection's roles: no-op re-run | report |", "|---|---|---|---|---|---|"]
+    for card, report in sorted(reports.items()):
+        spent = product_seconds(report.get("roles") or {})
+        noop = noop_text(spent) if spent.get("converge") and "idempotence" in spent else "not run"
+        out.append("| %s | `%s` | %s | **%s** | %s | [results/%s/REPORT.md](results/%s/REPORT.md) |" % (
+            card, report["commit"], report["written_at"], "passed" if report["passed"] else "FAILED", noop, card, card))
+    return "\n".join(out + [""])
 
 
 def product_parts(root=REPO_ROOT):
@@ -347,9 +371,18 @@ def main(argv=None):
     wri.add_argument("--commit", required=True)
     wri.add_argument("--markdown", required=True)
     wri.add_argument("--json", required=True)
+    ind = sub.add_parser("index", help="write the page that lists every card's report (tests/gpu/REPORT.md)")
+    ind.add_argument("--results-root", required=True, help="the folder of one results folder per card")
+    ind.add_argument("--markdown", required=True)
     args = parser.parse_args(argv)
     if args.command == "record":
         return 0 if record_step(args.results, args.step, args.rc, args.seconds) else 1
+    if args.command == "index":
+        reports = dict((card, _load(os.path.join(args.results_root, card, "report.json")))
+                       for card in os.listdir(args.results_root))
+        with open(args.markdown, "w") as handle:
+            handle.write(render_index(dict((card, report) for card, report in reports.items() if report)))
+        return 0
     report = build_report(args.results, args.commit)
     _dump(args.json, report)
     results_rel = os.path.relpath(args.results, os.path.dirname(os.path.abspath(args.markdown)))

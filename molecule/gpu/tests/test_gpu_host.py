@@ -109,10 +109,19 @@ def test_apex_was_published_at_the_cache_url_and_installed_from_it(host):
 def test_the_kernel_ran_the_env_python_and_saw_the_gpu(host):
     ran = _results(host, "jupyter")
     assert ran["executable"].startswith(ENV_PREFIX + "/bin/python")
-    assert ran["cuda_available"] is True and ran["device"] == "NVIDIA H200" and ran["torch"] == "2.11.0+cu130"
+    # The host's first GPU, as its driver names it: the scenario runs on whichever GPU host it is given.
+    first_gpu = _results(host, "host")["gpu_facts"]["gpus"][0]["name"]
+    assert ran["cuda_available"] is True and ran["device"] == first_gpu and ran["torch"].endswith("+cu130")
 
 
 def test_a_venv_named_in_one_place_is_the_target_and_validates(host):
     venv = _results(host, "venv")
     assert venv["target"]["prefix"] == "/opt/torch/.venv" and venv["target"]["conda"] is False
     assert venv["validation"]["gate"]["passed"] is True
+
+
+def test_a_declared_gpu_more_than_the_host_has_fails_naming_the_missing_one(host):
+    cases = dict((case["case"], case) for case in _results(host, "negatives"))
+    refusal = cases["gpu_validate: one GPU more expected than the host has"]
+    assert refusal["failed_as_designed"] is True
+    assert "missing GPU index" in refusal["message"] and "gpu_validate_expect.count" in refusal["message"]
