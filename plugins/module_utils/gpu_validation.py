@@ -36,7 +36,7 @@ def as_number(value):
 
 
 UNKNOWN_GPU_POLICIES = ('warn', 'fail')
-EXPECT_KEYS = ('count', 'model', 'memory_gb', 'mig_mode', 'nvlink_links')
+EXPECT_KEYS = ('count', 'model', 'memory_gb', 'mig_mode')
 # A GPU reports less memory than its marketed size (the driver's reserve, ECC on GDDR parts: a
 # 16 GB T4 with ECC shows 15,109 MiB); an expected size is met at this share of it.
 MEMORY_SHARE_REPORTED = 0.9
@@ -77,15 +77,13 @@ def _whole(value):
 def expect_problems(expect):
     """Every bad entry of gpu_validate_expect, each naming its key and what was expected."""
     if not isinstance(expect, dict):
-        return ['gpu_validate_expect must be a mapping (count, model, memory_gb, mig_mode, nvlink_links), got %r'
+        return ['gpu_validate_expect must be a mapping (count, model, memory_gb, mig_mode), got %r'
                 % (expect,)]
     problems = ['gpu_validate_expect.%s is not an expectation (expected one of %s)' % (key, ', '.join(EXPECT_KEYS))
                 for key in sorted(set(expect) - set(EXPECT_KEYS))]
-    for key in ('count', 'nvlink_links'):
-        value = expect.get(key)
-        if value is not None and (_whole(value) is None or _whole(value) < (1 if key == 'count' else 0)):
-            problems.append('gpu_validate_expect.%s must be a whole number of at least %d, got %r'
-                            % (key, 1 if key == 'count' else 0, value))
+    count = expect.get('count')
+    if count is not None and (_whole(count) is None or _whole(count) < 1):
+        problems.append('gpu_validate_expect.count must be a whole number of at least 1, got %r' % (count,))
     if expect.get('memory_gb') is not None and not _positive(expect['memory_gb']):
         problems.append('gpu_validate_expect.memory_gb must be a positive number (GB per GPU, as sold), got %r'
                         % (expect['memory_gb'],))
@@ -444,10 +442,4 @@ def _gpu_expectations(expect, gpu):
         actual = {True: 'enabled', False: 'disabled'}.get(gpu.get('mig_mode'), 'unknown')
         checks.append(_check('mig_mode', subject, None, None, actual == mig_mode, '',
                              'MIG mode %s, expected %s (gpu_validate_expect.mig_mode)' % (actual, mig_mode)))
-    links = _whole(expect.get('nvlink_links'))
-    if links is not None:
-        active = gpu.get('nvlink_active_links')
-        checks.append(_check('nvlink_links', subject, as_number(active), None, active == links, 'links',
-                             '%s active NVLink links, expected %d (gpu_validate_expect.nvlink_links)'
-                             % ('unknown' if active is None else active, links)))
     return checks

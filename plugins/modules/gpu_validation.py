@@ -47,7 +47,7 @@ options:
     default: warn
   expect:
     description: What the node's GPUs must be, any of C(count), C(model) (a regular expression searched in the name),
-      C(memory_gb) (per GPU, as sold), C(mig_mode) (C(enabled) or C(disabled)), C(nvlink_links) (active per GPU).
+      C(memory_gb) (per GPU, as sold), C(mig_mode) (C(enabled) or C(disabled)).
     type: raw
     default: {}
   gpus:

@@ -206,14 +206,14 @@ def test_a_missing_gpu_another_model_and_less_memory_are_named():
     verdict = gpu_validation.expectation_checks({"count": 2}, gpus)
     assert verdict["failed"] == ["node count: FAILED 1 GPUs (expected 2 GPU(s) (gpu_validate_expect.count), found 1: "
                                  "missing GPU index 1)"]
-    verdict = gpu_validation.expectation_checks({"model": "^NVIDIA H200", "memory_gb": 141, "nvlink_links": 18}, gpus)
+    verdict = gpu_validation.expectation_checks({"model": "^NVIDIA H200", "memory_gb": 141, "mig_mode": "enabled"}, gpus)
     assert verdict["failed"] == [
         "GPU 0 NVIDIA H100 80GB HBM3 (00000000:00:06.0) model: FAILED (name 'NVIDIA H100 80GB HBM3', expected to match "
         "'^NVIDIA H200' (gpu_validate_expect.model))",
         "GPU 0 NVIDIA H100 80GB HBM3 (00000000:00:06.0) memory: BELOW THRESHOLD 8.156e+04 MiB (expected 141 GB "
         "(gpu_validate_expect.memory_gb): at least 121021 MiB reported)",
-        "GPU 0 NVIDIA H100 80GB HBM3 (00000000:00:06.0) nvlink_links: FAILED (unknown active NVLink links, expected 18 "
-        "(gpu_validate_expect.nvlink_links))"]
+        "GPU 0 NVIDIA H100 80GB HBM3 (00000000:00:06.0) mig_mode: FAILED (MIG mode disabled, expected enabled "
+        "(gpu_validate_expect.mig_mode))"]
     assert verdict["summary"] == "GPU expectations: 3 of 3 not met"
 
 
@@ -231,12 +231,10 @@ def test_a_gpu_validated_before_and_gone_now_is_named_whatever_is_expected():
     ({"count": 0}, "gpu_validate_expect.count must be a whole number of at least 1, got 0"),
     ({"count": "eight"}, "gpu_validate_expect.count must be a whole number of at least 1, got 'eight'"),
     ({"count": True}, "gpu_validate_expect.count must be a whole number of at least 1, got True"),
-    ({"nvlink_links": -1}, "gpu_validate_expect.nvlink_links must be a whole number of at least 0, got -1"),
     ({"memory_gb": "80GB"}, "gpu_validate_expect.memory_gb must be a positive number (GB per GPU, as sold), got '80GB'"),
     ({"model": "H100("}, "gpu_validate_expect.model must be a regular expression the GPU name is searched with, got 'H100('"),
     ({"mig_mode": "on"}, "gpu_validate_expect.mig_mode must be enabled or disabled, got 'on'"),
-    ({"gpus": 8}, "gpu_validate_expect.gpus is not an expectation (expected one of count, model, memory_gb, mig_mode, "
-                  "nvlink_links)"),
+    ({"gpus": 8}, "gpu_validate_expect.gpus is not an expectation (expected one of count, model, memory_gb, mig_mode)"),
     ([8], "gpu_validate_expect must be a mapping"),
 ])
 def test_bad_expectations_are_named(expect, expected):
