@@ -46,7 +46,7 @@ def table(rows, expect=()):
     the layers. A layer whose parts ran but that has no line of its own (``make molecule`` alone,
     or a run killed midway) is shown with the sum of its parts."""
     ended = dict((name, (seconds, status)) for name, seconds, status in rows)
-    order = list(dict.fromkeys([name for name in expect] + [name for name, _seconds, _status in rows]))
+    order = list(dict.fromkeys(list(expect) + [name for name, _seconds, _status in rows]))
     layers = list(dict.fromkeys(name.partition("/")[0] for name in order))
     lines = []
     total = 0.0
