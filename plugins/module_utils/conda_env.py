@@ -20,11 +20,14 @@ import os
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
-    best_wheel_for_driver,
+    best_wheel_for_node,
+    gpus_label,
+    torch_cuda_arch_list,
     torch_series_known,
     torch_series_variants,
-    torch_variant_for_driver,
+    torch_variant_for_node,
     torch_variant_support,
+    wheel_kernel_gaps,
 )
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
@@ -93,7 +96,7 @@ def pip_requirement(line):
     return normalize_pip_name(match.group(1)), pin.group(1) if pin else None
 
 
-def _torch_lint(conda_specs, channels, driver_version):
+def _torch_lint(conda_specs, channels, driver_version, gpus):
     """Refuse the dead PyTorch conda channel for a torch it never published; return warnings."""
     names = dict((matchspec_name(spec), spec) for spec in conda_specs)
     uses_channel = 'pytorch-cuda' in names or 'pytorch' in channels or any(s.startswith('pytorch::') for s in conda_specs)
@@ -102,7 +105,7 @@ def _torch_lint(conda_specs, channels, driver_version):
     torch_spec = names.get('pytorch') or names.get('torch') or ''
     bounds = [version_tuple(version) for operator, version in _MATCHSPEC_BOUND.findall(torch_spec)]
     if bounds and max(bounds) > version_tuple(PYTORCH_CHANNEL_LAST):
-        variant = best_wheel_for_driver(driver_version) if driver_version else None
+        variant = best_wheel_for_node(driver_version, gpus) if driver_version else None
         index = PYTORCH_WHEEL_INDEX + (variant[1] if variant else 'cuXXX')
         raise CondaEnvError(
             'environment asks for %r through pytorch-cuda or the pytorch channel, which stopped at torch %s '
@@ -123,17 +126,42 @@ def _torch_pin(pip_lines):
     return None
 
 
+def _what_would_fit(series, driver_version, gpus, index_base):
+    """The fix that names what fits ``driver_version`` and ``gpus``: another variant of torch
+    ``series``, else the newest torch series with a variant that fits, else a build of one's own."""
+    fits = 'driver %s%s' % (driver_version, ' and every GPU' if gpus else '')
+    fit = torch_variant_for_node(series, driver_version, gpus) if series else None
+    if fit and fit['variant']:
+        return 'use %s, which fits %s (torch_cuda_variant: auto, or the index %s%s)' % (fit['variant'], fits, index_base, fit['variant'])
+    best = best_wheel_for_node(driver_version, gpus)
+    if best:
+        return ('pin torch==%s.* in the pip section and leave torch_cuda_variant auto: torch %s %s fits %s'
+                % (best[0], best[0], best[1], fits))
+    return ('no torch in the wheel table (%s to %s) has a wheel that fits %s; upgrade the driver, or build torch with '
+            'TORCH_CUDA_ARCH_LIST="%s" and set torch_cuda_variant none'
+            % (torch_series_known()[0], torch_series_known()[-1], fits, torch_cuda_arch_list(gpus)))
+
+
+def _kernel_warnings(source, series, variant, unconfirmed):
+    if not unconfirmed:
+        return []
+    return ['%s: torch %s %s wheels are not confirmed to carry kernels for %s (an unconfirmed wheel table entry, PTX '
+            'or compute capability)' % (source, series, variant, gpus_label(unconfirmed))]
+
+
 def choose_torch_index(pip_lines, source, driver_version=None, requested='auto', index_base=PYTORCH_WHEEL_INDEX,
-                       gpu_present=None):
-    """Fit the PyTorch wheel variant of a pip section to the node's driver.
+                       gpu_present=None, gpus=None):
+    """Fit the PyTorch wheel variant of a pip section to the node's driver and GPUs.
 
     Returns ``(pip_lines, choice, warnings)``. ``choice`` is None when the section installs no
     PyTorch project or ``requested`` is "none"; else ``{variant, series, support, chosen_by, index}``.
     A section that names its own download.pytorch.org variant, or a pin with a local label
-    (``torch==2.11.0+cu128``), keeps it, checked against the driver. Otherwise ("auto", or a
-    variant such as "cu126" / "cpu") an ``--extra-index-url`` line for the variant goes first:
+    (``torch==2.11.0+cu128``), keeps it, checked against the driver and GPUs. Otherwise ("auto", or
+    a variant such as "cu126" / "cpu") an ``--extra-index-url`` line for the variant goes first:
     its builds carry a local label, which pip ranks above PyPI's build of the same version.
-    A variant the driver cannot run is refused before anything changes, naming the one that fits.
+    ``gpus`` (``aistack_gpu.gpus``) narrow the choice to wheels with kernels (SASS, or PTX the
+    driver JIT-compiles) for every GPU's compute capability; without them the driver alone decides.
+    A variant the driver or a GPU cannot run is refused before anything changes, naming what fits.
     ``gpu_present`` False (the node has no NVIDIA GPU) makes "auto" the CPU build: a CUDA build
     would only carry gigabytes of CUDA libraries that nothing on the node can use.
     """
@@ -160,12 +188,22 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
                                 % (source, series, variant, ', '.join(published)))
         support = 'cpu' if variant == 'cpu' else torch_variant_support(variant, driver_version) if driver_version else None
         if variant != 'cpu' and driver_version and support is None:
-            fit = torch_variant_for_driver(series, driver_version) if series else None
             raise CondaEnvError(
                 '%s: torch %s wheels (%s) need a newer driver than this node\'s %s. Fix: %s, or upgrade the driver'
                 % (source, variant, 'torch ' + pin if pin else 'torch', driver_version,
-                   'use %s (torch_cuda_variant: auto, or the index %s%s)' % (fit['variant'], index_base, fit['variant'])
-                   if fit and fit['variant'] else 'pick a torch whose wheels this driver runs'))
+                   _what_would_fit(series, driver_version, gpus, index_base)))
+        # Unpinned, pip takes the newest torch the variant's index has.
+        checked = series or ([known for known in torch_series_known() if variant in torch_series_variants(known)] or [None])[-1]
+        if checked and variant != 'cpu':
+            missing, unconfirmed = wheel_kernel_gaps(checked, variant, gpus, driver_version)
+            if missing:
+                raise CondaEnvError(
+                    '%s: torch %s %s wheels (%s) carry no kernels for %s; %s asks for %s. Fix: %s'
+                    % (source, checked, variant, 'torch ' + pin if pin else 'torch, not pinned', gpus_label(missing),
+                       'the spec (its torch pin or index URL)' if fixed else
+                       "torch_cuda_variant (conda_env_torch_cuda_variant, or this env's torch_cuda_variant)", variant,
+                       _what_would_fit(checked, driver_version, gpus, index_base)))
+            warnings += _kernel_warnings(source, checked, variant, unconfirmed)
         if support == 'minor-compat':
             warnings.append('%s: the driver %s runs torch %s only by CUDA minor-version compatibility (no PTX JIT '
                             'of newer code)' % (source, driver_version, variant))
@@ -179,25 +217,35 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     if not driver_version:
         return list(pip_lines), None, ['%s: the torch CUDA variant is not chosen, the driver version is unknown '
                                        '(gather aistack.gpu_node.gpu_facts or set the driver version)' % source]
-    if series is None:
+    assumed = series is None
+    if assumed:
         series = torch_series_known()[-1]
         warnings.append('%s: torch is not pinned (torch==X.Y.Z); the variant is chosen for torch %s' % (source, series))
-    fit = torch_variant_for_driver(series, driver_version)
+    fit = torch_variant_for_node(series, driver_version, gpus)
     if fit is None:
         raise CondaEnvError('%s: torch %s is not in the wheel table (torch %s to %s); pin one of those, or name the '
                             'variant with torch_cuda_variant' % (source, series, torch_series_known()[0], torch_series_known()[-1]))
+    if fit['variant'] is None and fit['without_kernels']:
+        lacking = [gpu for gpu in gpus if any(gpu in missing for _variant, missing in fit['without_kernels'])]
+        raise CondaEnvError('%s: torch %s%s has no wheel that driver %s runs with kernels for %s (%s checked). Fix: %s'
+                            % (source, series, ' (assumed: torch is not pinned)' if assumed else '', driver_version,
+                               gpus_label(lacking), ', '.join(variant for variant, _missing in fit['without_kernels']),
+                               _what_would_fit(None, driver_version, gpus, index_base)))
     if fit['variant'] is None:
         raise CondaEnvError('%s: driver %s runs none of the CUDA builds of torch %s (%s). Fix: upgrade the driver, or '
                             'pin an older torch' % (source, driver_version, series, ', '.join(torch_series_variants(series))))
     if fit['support'] == 'minor-compat':
         warnings.append('%s: driver %s fully supports no CUDA build of torch %s; %s runs by CUDA minor-version '
                         'compatibility (no PTX JIT of newer code)' % (source, driver_version, series, fit['variant']))
-    choice = dict(fit, chosen_by='driver %s' % driver_version, index=index_base + fit['variant'])
+    warnings += _kernel_warnings(source, series, fit['variant'], fit['unconfirmed'])
+    choice = {'series': series, 'variant': fit['variant'], 'cuda': fit['cuda'], 'support': fit['support'],
+              'chosen_by': 'driver %s' % driver_version + (' and %s' % gpus_label(gpus) if gpus else ''),
+              'index': index_base + fit['variant']}
     return ['--extra-index-url %s' % choice['index']] + list(pip_lines), choice, warnings
 
 
 def normalize_environment(spec, source='spec', driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX,
-                          gpu_present=None):
+                          gpu_present=None, gpus=None):
     """Validate an environment.yml mapping and return it in the form the module works with:
     ``{channels, override_channels, conda, pip, variables, warnings}``. ``nodefaults`` is taken out
     of the channels (real conda 26.7 fails on it) and turns into ``override_channels``."""
@@ -232,9 +280,9 @@ def normalize_environment(spec, source='spec', driver_version=None, torch_varian
     variables = spec.get('variables') or {}
     if not isinstance(variables, dict):
         raise CondaEnvError('%s: variables must be a mapping of name to value' % source)
-    warnings = _torch_lint(conda_specs, channels, driver_version)
+    warnings = _torch_lint(conda_specs, channels, driver_version, gpus)
     pip_lines, torch_choice, torch_warnings = choose_torch_index([line.strip() for line in pip_lines or []], source,
-                                                                 driver_version, torch_variant, torch_index, gpu_present)
+                                                                 driver_version, torch_variant, torch_index, gpu_present, gpus)
     return {
         'channels': [c.strip() for c in channels if c.strip() != NODEFAULTS],
         'override_channels': NODEFAULTS in [c.strip() for c in channels],
@@ -352,24 +400,25 @@ def target_env(envs, name='', prefix=''):
 
 
 def environment_problems(spec, where, driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX,
-                         gpu_present=None):
+                         gpu_present=None, gpus=None):
     """What the conda_env module would refuse in a declared environment (its structure, the
-    PyTorch-channel lint, a torch CUDA variant the driver cannot run): a list of messages naming
-    ``where``, empty when nothing is."""
+    PyTorch-channel lint, a torch CUDA variant the driver or a GPU cannot run): a list of messages
+    naming ``where``, empty when nothing is."""
     try:
         normalize_environment(spec, source=where, driver_version=driver_version or None, torch_variant=torch_variant,
-                              torch_index=(torch_index or PYTORCH_WHEEL_INDEX).rstrip('/') + '/', gpu_present=gpu_present)
+                              torch_index=(torch_index or PYTORCH_WHEEL_INDEX).rstrip('/') + '/', gpu_present=gpu_present,
+                              gpus=gpus)
     except CondaEnvError as error:
         message = str(error)
         return [message if message.startswith(where) else '%s: %s' % (where, message)]
     return []
 
 
-def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_variant='auto', torch_index=None):
+def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_variant='auto', torch_index=None, gpus=None):
     """The role's ``conda_env_envs`` checked before the first env changes: ``(declared, refusals)``.
     ``declared`` is each entry with its ``spec`` (an env's ``file`` read by ``load_file(path)``, which
     raises CondaEnvError for a file it cannot read); ``refusals`` one message per env at fault (its
-    structure, the PyTorch-channel lint, a torch variant the driver cannot run), or when none is,
+    structure, the PyTorch-channel lint, a torch variant the driver or a GPU of ``gpus`` cannot run), or when none is,
     per env whose BLAS request is wrong. A file that cannot be read raises CondaEnvError at once."""
     # conda_blas builds on this file, so it is imported here rather than at the top.
     from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
@@ -379,7 +428,7 @@ def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_
         where = entry.get('file', 'conda_env_envs[%d].spec' % index)
         if entry.get('state', 'present') == 'present':
             problems = environment_problems(entry['spec'], where, driver_version, entry.get('torch_cuda_variant', torch_variant),
-                                            torch_index, gpu_present)
+                                            torch_index, gpu_present, gpus)
         elif 'file' in entry:  # the file is checked even for an env to remove
             problems = environment_problems(entry['spec'], where)
         else:

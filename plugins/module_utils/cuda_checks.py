@@ -162,36 +162,49 @@ def driver_runs_cuda(driver, cuda):
     return bool(minimum) and compare_versions(driver, ">=", minimum)
 
 
-def best_wheel_for_driver(driver):
-    """Newest (torch series, variant) in the wheel table whose CUDA runtime ``driver`` runs."""
+def best_wheel_for_node(driver, gpus=None):
+    """Newest (torch series, variant) in the wheel table whose CUDA runtime ``driver`` runs and
+    whose wheels carry kernels for every GPU of ``gpus`` (see ``wheel_kernel_gaps``; none given:
+    the driver alone decides)."""
     for series in sorted(TORCH_WHEEL_VARIANTS, key=version_tuple, reverse=True):
         variants = sorted(TORCH_WHEEL_VARIANTS[series]["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
         for variant in variants:
-            if driver_runs_cuda(driver, _variant_cuda(variant)):
+            if driver_runs_cuda(driver, _variant_cuda(variant)) and not wheel_kernel_gaps(series, variant, gpus, driver)[0]:
                 return series, variant
     return None
 
 
-def torch_variant_for_driver(series, driver):
-    """The CUDA variant of torch ``series`` ("2.11") that best fits ``driver``.
+def _variants_by_preference(series, driver):
+    """``[(variant, support)]`` of torch ``series`` that ``driver`` runs, best first: the newest
+    variant the driver fully supports (its driver is at least the one the CUDA minor shipped with),
+    then the newest it runs by minor-version compatibility, which loses PTX JIT of newer code."""
+    variants = sorted(TORCH_WHEEL_VARIANTS[series]["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
+    supported = [(variant, torch_variant_support(variant, driver)) for variant in variants]
+    return [pair for support in ("full", "minor-compat") for pair in supported if pair[1] == support]
 
-    The newest variant the driver fully supports (its driver is at least the one the CUDA minor
-    shipped with) comes first; else the newest it runs by minor-version compatibility, which
-    loses PTX JIT of newer code. Returns ``{"series", "variant", "cuda", "support"}`` with
-    ``support`` "full" or "minor-compat", ``variant`` None when the driver runs none of them, or
-    None when the wheel table does not know the series.
+
+def torch_variant_for_node(series, driver, gpus=None):
+    """The CUDA variant of torch ``series`` ("2.11") that best fits ``driver`` and every GPU of ``gpus``.
+
+    Variants come in the driver's order (``_variants_by_preference``); the first whose wheels carry
+    kernels for every GPU wins. Without GPUs (none known: an image build, facts not gathered) the
+    driver alone decides. Returns ``{"series", "variant", "cuda", "support", "without_kernels",
+    "unconfirmed"}``: ``support`` "full" or "minor-compat"; ``variant`` None when no variant fits;
+    ``without_kernels`` each variant the driver runs that was passed over, with the GPUs it lacks
+    kernels for; ``unconfirmed`` the GPUs that only an unconfirmed entry speaks for in the chosen
+    variant. None when the wheel table does not know the series.
     """
-    row = TORCH_WHEEL_VARIANTS.get(series)
-    if row is None:
+    if series not in TORCH_WHEEL_VARIANTS:
         return None
-    variants = sorted(row["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
-    for support in ("full", "minor-compat"):
-        for variant in variants:
-            need = toolkit_requirement(_variant_cuda(variant))
-            minimum = need["full"] if support == "full" else need["floor"] or need["full"]
-            if minimum and compare_versions(driver, ">=", minimum):
-                return {"series": series, "variant": variant, "cuda": _variant_cuda(variant), "support": support}
-    return {"series": series, "variant": None, "cuda": None, "support": None}
+    without_kernels = []
+    for variant, support in _variants_by_preference(series, driver):
+        missing, unconfirmed = wheel_kernel_gaps(series, variant, gpus, driver)
+        if not missing:
+            return {"series": series, "variant": variant, "cuda": _variant_cuda(variant), "support": support,
+                    "without_kernels": without_kernels, "unconfirmed": unconfirmed}
+        without_kernels.append((variant, missing))
+    return {"series": series, "variant": None, "cuda": None, "support": None, "without_kernels": without_kernels,
+            "unconfirmed": []}
 
 
 def torch_variant_support(variant, driver):
@@ -269,6 +282,36 @@ def wheel_arch_list(torch_version, cuda):
             codes = entry.get("get_arch_list") or parse_arch_list_setting(entry["torch_cuda_arch_list"])
             return codes, entry["status"], ptx_status
     return None
+
+
+def wheel_kernel_gaps(series, variant, gpus, driver=None):
+    """The GPUs of ``gpus`` that the torch ``series`` wheels of ``variant`` carry no kernels for.
+
+    A GPU is served by SASS that runs on its compute capability (``arch_coverage``), or by PTX that
+    ``driver`` JIT-compiles, which needs full support of the variant's CUDA (minor-version
+    compatibility cannot JIT newer PTX). Returns ``(missing, unconfirmed)``: the GPUs known to lack
+    kernels, and those that only an unconfirmed table entry, PTX or compute capability speaks for
+    (never a reason to refuse a variant, as everywhere in this module).
+    """
+    listed = wheel_arch_list(series, _variant_cuda(variant))
+    can_jit = bool(driver) and torch_variant_support(variant, driver) == "full"
+    missing, unconfirmed = [], []
+    for gpu in gpus or []:
+        cc = gpu.get("compute_capability")
+        if not listed or not cc:
+            unconfirmed.append(gpu)
+            continue
+        codes, status, ptx_status = listed
+        how, _code = arch_coverage(codes, cc)
+        if how == "sass" or (how == "ptx" and can_jit and ptx_status != "unconfirmed"):
+            continue
+        # PTX left here is unconfirmed (with a driver that could JIT it) or its JIT is unknown (no driver).
+        doubtful = how == "ptx" and (can_jit or not driver)
+        if doubtful or _weakest(status, _cc_status(gpu), TORCH_DEVICE_REQUIREMENT["status"]) == "unconfirmed":
+            unconfirmed.append(gpu)
+        else:
+            missing.append(gpu)
+    return missing, unconfirmed
 
 
 def toolkit_can_target(nvcc_release, cc):
@@ -362,7 +405,7 @@ def _check_driver_for_torch(facts, torch_info, forward_compat):
             package, FORWARD_COMPAT["install_dir"].replace("<major>.<minor>", major_minor(cuda)))
     else:
         fc_fix = ""
-    best = best_wheel_for_driver(driver)
+    best = best_wheel_for_node(driver, facts.get("gpus"))
     wheel_fix = ", or install a torch build this driver runs (torch %s %s: --index-url %s%s)" % (
         best[0], best[1], WHEEL_INDEX, best[1]) if best else ""
     return [finding("driver.too_old_for_torch", "error",
@@ -440,7 +483,19 @@ def _check_nvcc(torch_info, nvcc, apex):
 
 
 def _gpu_label(gpu):
-    return "GPU %s (%s, compute capability %s)" % (gpu.get("index"), gpu.get("name") or "unknown", gpu.get("compute_capability"))
+    return gpus_label([gpu])
+
+
+def gpus_label(gpus):
+    """``GPU 0 (Tesla V100-SXM2-32GB, compute capability 7.0)``; alike GPUs once, as ``GPUs 0, 1 (...)``."""
+    models, indexes = [], {}
+    for gpu in gpus:
+        model = (gpu.get("name") or "unknown", gpu.get("compute_capability") or "unknown")
+        if model not in indexes:
+            models.append(model)
+        indexes.setdefault(model, []).append(str(gpu.get("index")))
+    return ", ".join("GPU%s %s (%s, compute capability %s)" % ("s" if len(indexes[model]) > 1 else "", ", ".join(indexes[model]),
+                                                               model[0], model[1]) for model in models)
 
 
 def _cc_status(gpu):

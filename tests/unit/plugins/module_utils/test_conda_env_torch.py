@@ -14,10 +14,10 @@ import re
 
 import pytest
 
-from conftest import read_h200, read_public
+from conftest import read_h100, read_h200, read_public
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import parse_proc_driver_version
+from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import parse_proc_driver_version, parse_query_gpu_csv
 
 H200_DRIVER = parse_proc_driver_version(read_h200('proc-driver-nvidia-version.txt'))['version']
 H200_TORCH = re.search(r'^torch (\S+)', read_h200('torch-info.txt'), re.M).group(1)
@@ -31,17 +31,18 @@ def test_recorded_inputs():
 
 
 def test_variant_for_driver_prefers_full_support_then_minor_compatibility():
-    assert cuda_checks.torch_variant_for_driver('2.11', H200_DRIVER) == {
-        'series': '2.11', 'variant': 'cu130', 'cuda': '13.0', 'support': 'full'}
+    # No GPU given: the driver alone decides.
+    assert cuda_checks.torch_variant_for_node('2.11', H200_DRIVER) == {
+        'series': '2.11', 'variant': 'cu130', 'cuda': '13.0', 'support': 'full', 'without_kernels': [], 'unconfirmed': []}
     # 535 fully supports CUDA 12.2 only: no 2.11 build; cu128 runs by minor-version compatibility.
-    assert cuda_checks.torch_variant_for_driver('2.11', DEBIAN12_DRIVER)['variant'] == 'cu128'
-    assert cuda_checks.torch_variant_for_driver('2.11', DEBIAN12_DRIVER)['support'] == 'minor-compat'
+    assert cuda_checks.torch_variant_for_node('2.11', DEBIAN12_DRIVER)['variant'] == 'cu128'
+    assert cuda_checks.torch_variant_for_node('2.11', DEBIAN12_DRIVER)['support'] == 'minor-compat'
     # 2.12 dropped cu128: the newest 12.x build is cu126.
-    assert cuda_checks.torch_variant_for_driver('2.12', DEBIAN12_DRIVER)['variant'] == 'cu126'
-    assert cuda_checks.torch_variant_for_driver('2.11', V100_DRIVER)['variant'] is None
-    assert cuda_checks.torch_variant_for_driver('2.7', V100_DRIVER) == {
-        'series': '2.7', 'variant': 'cu118', 'cuda': '11.8', 'support': 'minor-compat'}
-    assert cuda_checks.torch_variant_for_driver('1.13', H200_DRIVER) is None
+    assert cuda_checks.torch_variant_for_node('2.12', DEBIAN12_DRIVER)['variant'] == 'cu126'
+    assert cuda_checks.torch_variant_for_node('2.11', V100_DRIVER)['variant'] is None
+    assert cuda_checks.torch_variant_for_node('2.7', V100_DRIVER)['variant'] == 'cu118'
+    assert cuda_checks.torch_variant_for_node('2.7', V100_DRIVER)['support'] == 'minor-compat'
+    assert cuda_checks.torch_variant_for_node('1.13', H200_DRIVER) is None
 
 
 def test_auto_adds_the_index_of_the_variant_that_fits():
@@ -135,3 +136,148 @@ def test_an_unknown_gpu_state_leaves_the_variant_to_the_driver():
     assert 'the driver version is unknown' in warnings[0]
     # A GPU and its driver: the driver decides, as before.
     assert ce.choose_torch_index(['torch==2.11.0'], SOURCE, H200_DRIVER, gpu_present=True)[1]['variant'] == 'cu130'
+
+
+# ---------------------------------------------------------------------------
+# The variant fitted to every GPU of the node, not to the driver alone
+# ---------------------------------------------------------------------------
+# GPUs as gpu_facts publishes them (aistack_gpu.gpus), read from `nvidia-smi --query-gpu=... --format=csv`
+# output: the H100 host's recorded one, a public TITAN V + RTX 5880 node's, and for the rest the same
+# command's output for the product names the driver reports (the compute capabilities of
+# GPU_COMPUTE_CAPABILITY). Drivers: the H100 host's 580.159.04, 580.95.05 (CUDA 13.0.2's), Debian 12's
+# 535.309.01 (R535, out of support), 525.147.05 (R525) and 570.86.15 (the TITAN V node's).
+H100_DRIVER = parse_proc_driver_version(read_h100('proc-driver-nvidia-version.txt'))['version']
+TITANV_NODE = read_public('nvidia-smi-query-gpu-titanv-rtx5880.csv')
+QUERY_HEADER = 'index, name, compute_cap\n'
+
+
+def node_gpus(query_csv):
+    """``aistack_gpu.gpus`` entries (index, name, compute capability from the driver) of a --query-gpu CSV."""
+    return [{'index': int(row['index']), 'name': row['name'], 'compute_capability': row['compute_cap'],
+             'compute_capability_from': 'driver'} for row in parse_query_gpu_csv(query_csv)]
+
+
+H100 = node_gpus(read_h100('nvidia-smi-query-gpu.csv'))
+V100 = node_gpus(QUERY_HEADER + '0, Tesla V100-SXM2-32GB, 7.0\n')
+T4 = node_gpus(QUERY_HEADER + '0, Tesla T4, 7.5\n')
+A100 = node_gpus(QUERY_HEADER + '0, NVIDIA A100-SXM4-80GB, 8.0\n')
+B200 = node_gpus(QUERY_HEADER + '0, NVIDIA B200, 10.0\n')
+A100_AND_V100 = node_gpus(QUERY_HEADER + '0, NVIDIA A100-SXM4-80GB, 8.0\n1, Tesla V100-SXM2-32GB, 7.0\n')
+V100_LABEL = 'GPU 0 (Tesla V100-SXM2-32GB, compute capability 7.0)'
+
+
+def fitted(pip_lines, driver, gpus, requested='auto'):
+    return ce.choose_torch_index(pip_lines, SOURCE, driver, requested, gpus=gpus)
+
+
+def refusal(pip_lines, driver, gpus, requested='auto'):
+    with pytest.raises(ce.CondaEnvError) as error:
+        fitted(pip_lines, driver, gpus, requested)
+    return str(error.value)
+
+
+def test_recorded_h100_host():
+    assert (H100_DRIVER, H100) == ('580.159.04', [{'index': 0, 'name': 'NVIDIA H100 80GB HBM3', 'compute_capability': '9.0',
+                                                   'compute_capability_from': 'driver'}])
+    assert [gpu['name'] for gpu in node_gpus(TITANV_NODE)] == ['NVIDIA TITAN V', 'NVIDIA RTX 5880 Ada Generation']
+
+
+def test_v100_on_r580_gets_the_build_that_still_has_volta_kernels():
+    # cu130 (the driver's best) has no sm_70; torch 2.11's cu126 has it.
+    _lines, choice, warnings = fitted(['torch==2.11.0'], '580.95.05', V100)
+    assert (choice['variant'], choice['support'], warnings) == ('cu126', 'full', [])
+    assert choice['chosen_by'] == 'driver 580.95.05 and ' + V100_LABEL
+
+
+def test_v100_on_r580_refuses_a_variant_without_volta_kernels_naming_gpu_driver_and_fit():
+    assert refusal(['torch==2.11.0+cu130'], '580.95.05', V100) == (
+        'env torch (files/torch.yml): torch 2.11 cu130 wheels (torch 2.11.0+cu130) carry no kernels for %s; the spec '
+        '(its torch pin or index URL) asks for cu130. Fix: use cu126, which fits driver 580.95.05 and every GPU '
+        '(torch_cuda_variant: auto, or the index https://download.pytorch.org/whl/cu126)' % V100_LABEL)
+    # Unpinned, pip takes the newest torch of the forced variant's index.
+    message = refusal(['torch'], '580.95.05', V100, requested='cu130')
+    assert message.startswith('env torch (files/torch.yml): torch 2.14 cu130 wheels (torch, not pinned) carry no kernels for '
+                              + V100_LABEL)
+    assert "torch_cuda_variant (conda_env_torch_cuda_variant, or this env's torch_cuda_variant) asks for cu130" in message
+
+
+def test_t4_on_the_out_of_support_r535_keeps_the_minor_compat_build_that_has_turing_kernels():
+    _lines, choice, warnings = fitted(['torch==2.11.0'], DEBIAN12_DRIVER, T4)
+    assert (choice['variant'], choice['support']) == ('cu128', 'minor-compat') and 'minor-version compatibility' in warnings[0]
+    assert choice['chosen_by'] == 'driver 535.309.01 and GPU 0 (Tesla T4, compute capability 7.5)'
+
+
+def test_a100_on_r525_keeps_the_build_the_driver_runs():
+    _lines, choice, _warnings = fitted(['torch==2.11.0'], '525.147.05', A100)
+    assert (choice['variant'], choice['support']) == ('cu128', 'minor-compat')
+    assert choice['chosen_by'] == 'driver 525.147.05 and GPU 0 (NVIDIA A100-SXM4-80GB, compute capability 8.0)'
+
+
+def test_h100_host_gets_the_build_it_runs_and_its_recorded_torch_is_accepted():
+    lines, choice, warnings = fitted(['torch==2.11.0'], H100_DRIVER, H100)
+    assert (lines[0], choice['variant'], warnings) == ('--extra-index-url https://download.pytorch.org/whl/cu130', 'cu130', [])
+    assert choice['chosen_by'] == 'driver 580.159.04 and GPU 0 (NVIDIA H100 80GB HBM3, compute capability 9.0)'
+    # The torch the host runs passes the same check.
+    assert fitted(['torch==%s' % read_h100('torch-info.txt').split()[0]], H100_DRIVER, H100)[1]['chosen_by'] == 'spec'
+
+
+def test_b200_on_r570_needs_a_torch_with_blackwell_kernels():
+    assert fitted(['torch==2.11.0'], '570.86.15', B200)[1]['variant'] == 'cu128'
+    # torch 2.6's builds stop at sm_90; so does the cu126 build of the newest torch, the only one R570 runs.
+    assert refusal(['torch==2.6.0'], '570.86.15', B200) == (
+        'env torch (files/torch.yml): torch 2.6 has no wheel that driver 570.86.15 runs with kernels for GPU 0 (NVIDIA B200, '
+        'compute capability 10.0) (cu126, cu124, cu118 checked). Fix: pin torch==2.11.* in the pip section and leave '
+        'torch_cuda_variant auto: torch 2.11 cu128 fits driver 570.86.15 and every GPU')
+    assert refusal(['torch'], '570.86.15', B200).startswith(
+        'env torch (files/torch.yml): torch 2.14 (assumed: torch is not pinned) has no wheel that driver 570.86.15 runs '
+        'with kernels for GPU 0 (NVIDIA B200, compute capability 10.0) (cu126 checked). Fix: pin torch==2.11.*')
+
+
+def test_a_node_mixing_a100_and_v100_gets_a_build_for_both():
+    _lines, choice, _warnings = fitted(['torch==2.11.0'], '580.95.05', A100_AND_V100)
+    assert choice['variant'] == 'cu126'
+    assert choice['chosen_by'] == ('driver 580.95.05 and GPU 0 (NVIDIA A100-SXM4-80GB, compute capability 8.0), '
+                                   'GPU 1 (Tesla V100-SXM2-32GB, compute capability 7.0)')
+    message = refusal(['torch==2.11.0'], '580.95.05', A100_AND_V100, requested='cu128')
+    assert 'carry no kernels for GPU 1 (Tesla V100-SXM2-32GB, compute capability 7.0);' in message
+    assert 'A100' not in message and 'Fix: use cu126' in message
+
+
+def test_a_public_titan_v_and_rtx_5880_node_on_r570():
+    # R570 fully supports cu128, but torch 2.11's cu128 dropped sm_70: cu126 serves Volta and Ada (sm_86 SASS).
+    _lines, choice, _warnings = fitted(['torch==2.11.0'], '570.86.15', node_gpus(TITANV_NODE))
+    assert (choice['variant'], choice['support']) == ('cu126', 'full')
+
+
+def test_alike_gpus_are_named_once():
+    eight = [dict(H100[0], index=index) for index in range(8)]
+    assert fitted(['torch==2.11.0'], H100_DRIVER, eight)[1]['chosen_by'] == (
+        'driver 580.159.04 and GPUs 0, 1, 2, 3, 4, 5, 6, 7 (NVIDIA H100 80GB HBM3, compute capability 9.0)')
+
+
+def test_without_known_gpus_the_driver_alone_decides_as_before():
+    for gpus in (None, []):
+        _lines, choice, _warnings = fitted(['torch==2.11.0'], '580.95.05', gpus)
+        assert (choice['variant'], choice['chosen_by']) == ('cu130', 'driver 580.95.05')
+    assert fitted(['torch'], None, None)[1] is None
+    # No GPU on the node: the CPU build, whatever the GPU list says.
+    assert ce.choose_torch_index(['torch'], SOURCE, gpu_present=False, gpus=[])[1]['variant'] == 'cpu'
+
+
+def test_a_gpu_whose_compute_capability_is_unknown_warns_instead_of_refusing():
+    sysfs_only = [{'index': 0, 'pci_bus_id': '0000:00:06.0', 'compute_capability': None}]
+    _lines, choice, warnings = fitted(['torch==2.11.0'], '580.95.05', sysfs_only)
+    assert choice['variant'] == 'cu130'
+    assert warnings == ['env torch (files/torch.yml): torch 2.11 cu130 wheels are not confirmed to carry kernels for GPU 0 '
+                        '(unknown, compute capability unknown) (an unconfirmed wheel table entry, PTX or compute capability)']
+
+
+def test_the_environment_and_the_planner_get_the_gpus():
+    spec = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'pip', {'pip': ['torch==2.11.0']}]}
+    assert ce.normalize_environment(spec, SOURCE, '580.95.05', gpus=V100)['torch_variant']['variant'] == 'cu126'
+    problems = ce.environment_problems(spec, 'conda_env_envs[0].spec', '580.95.05', 'cu130', gpus=V100)
+    assert problems[0].startswith('conda_env_envs[0].spec: torch 2.11 cu130 wheels (torch 2.11.0) carry no kernels for '
+                                  + V100_LABEL)
+    _declared, refusals = ce.declared_envs([{'name': 'torch', 'spec': spec, 'torch_cuda_variant': 'cu128'}],
+                                           None, '580.95.05', True, gpus=A100_AND_V100)
+    assert len(refusals) == 1 and 'GPU 1 (Tesla V100-SXM2-32GB, compute capability 7.0)' in refusals[0]

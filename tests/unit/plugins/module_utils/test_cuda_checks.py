@@ -10,7 +10,7 @@ import datetime
 
 import pytest
 
-from conftest import read_h200
+from conftest import read_h100, read_h200
 from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks, nvidia_parsers
 
 
@@ -334,13 +334,63 @@ def test_torch_cuda_arch_list():
     assert cuda_checks.torch_cuda_arch_list(None) == ""
 
 
+def recorded_arch_list(torch_info):
+    return ast.literal_eval(torch_info[torch_info.index("["):].splitlines()[0])
+
+
+def test_every_published_variant_has_an_arch_list():
+    for series in cuda_checks.torch_series_known():
+        for variant in cuda_checks.torch_series_variants(series):
+            assert cuda_checks.wheel_arch_list(series, "%s.%s" % (variant[2:-1], variant[-1])), (series, variant)
+
+
+def test_the_recorded_torch_2_11_cu130_arch_lists_are_the_tables_kernels():
+    # Both hosts ran 2.11.0+cu130; its SASS in the table is what torch reported (no sm_70).
+    codes = cuda_checks.wheel_arch_list("2.11", "13.0")[0]
+    for torch_info in (read_h100("torch-info.txt"), read_h200("torch-info.txt")):
+        assert recorded_arch_list(torch_info) == [code for code in codes if code.startswith("sm_")]
+
+
+def test_wheel_kernel_gaps_count_sass_and_ptx_the_driver_can_jit():
+    v100, h100 = gpu("Tesla V100-SXM2-32GB", "7.0"), gpu("NVIDIA H100 80GB HBM3", "9.0", index=1)
+    assert cuda_checks.wheel_kernel_gaps("2.11", "cu130", [v100, h100], "580.95.05") == ([v100], [])
+    assert cuda_checks.wheel_kernel_gaps("2.11", "cu126", [v100, h100], "580.95.05") == ([], [])
+    assert cuda_checks.wheel_kernel_gaps("2.11", "cu130", [], "580.95.05") == ([], [])
+    # A GPU newer than every SASS (a future compute capability 13.0) runs 2.7 cu128's measured compute_120 PTX only where
+    # the driver fully supports CUDA 12.8; 2.11 cu130's PTX is unconfirmed, so it is not counted, and not refused.
+    future = gpu("future GPU", "13.0")
+    assert cuda_checks.wheel_kernel_gaps("2.7", "cu128", [future], "580.95.05") == ([], [])
+    assert cuda_checks.wheel_kernel_gaps("2.7", "cu128", [future], "535.309.01") == ([future], [])
+    assert cuda_checks.wheel_kernel_gaps("2.11", "cu130", [future], "580.95.05") == ([], [future])
+    # A compute capability looked up in the name table as unconfirmed never refuses.
+    guessed = gpu("Quadro GV100", "7.0", cc_from="name table (unconfirmed)")
+    assert cuda_checks.wheel_kernel_gaps("2.11", "cu130", [guessed], "580.95.05") == ([], [guessed])
+
+
+def test_variant_and_best_wheel_for_the_node_skip_builds_without_kernels_for_a_gpu():
+    v100, b200 = [gpu("Tesla V100-SXM2-32GB", "7.0")], [gpu("NVIDIA B200", "10.0")]
+    fit = cuda_checks.torch_variant_for_node("2.11", "580.95.05", v100)
+    assert (fit["variant"], fit["support"], fit["without_kernels"]) == ("cu126", "full", [("cu130", v100), ("cu128", v100)])
+    assert cuda_checks.torch_variant_for_node("2.6", "570.86.15", b200)["variant"] is None
+    assert cuda_checks.best_wheel_for_node("580.95.05", v100) == ("2.14", "cu126")
+    assert cuda_checks.best_wheel_for_node("570.86.15", b200) == ("2.11", "cu128")
+    assert cuda_checks.best_wheel_for_node("470.182.03", [gpu("Tesla K40m", "3.5")]) is None
+
+
+def test_the_driver_fix_names_a_build_for_the_gpus():
+    # R570 runs torch 2.14's cu126 build, which has no sm_100: the fix names one with B200 kernels.
+    result = cuda_checks.evaluate(facts("570.86.15", [gpu("NVIDIA B200", "10.0")]), probe("2.11.0+cu130", "13.0"), nvcc())
+    fix = [item["fix"] for item in result["findings"] if item["id"] == "driver.too_old_for_torch"][0]
+    assert fix.endswith("install a torch build this driver runs (torch 2.11 cu128: --index-url https://download.pytorch.org/whl/cu128).")
+
+
 def test_toolkit_requirement_and_wheels():
     assert cuda_checks.toolkit_requirement("12.4") == {
         "label": "CUDA 12.4 GA", "full": "550.54.14", "full_status": "primary", "floor": "525.60.13", "floor_status": "primary"}
     assert cuda_checks.toolkit_requirement("13.4")["full"] is None
-    assert cuda_checks.best_wheel_for_driver("470.182.03") == ("2.7", "cu118")
-    assert cuda_checks.best_wheel_for_driver("580.65.06")[1] == "cu132"
-    assert cuda_checks.best_wheel_for_driver("440.33") is None
+    assert cuda_checks.best_wheel_for_node("470.182.03") == ("2.7", "cu118")
+    assert cuda_checks.best_wheel_for_node("580.65.06")[1] == "cu132"
+    assert cuda_checks.best_wheel_for_node("440.33") is None
 
 
 def test_gpu_generation_and_verdict():
