@@ -22,6 +22,7 @@ ARGUMENT_SPEC = dict(
     envs=dict(type='list', elements='dict', default=[]),
     driver_version=dict(type='str', default=''),
     gpu_present=dict(type='bool'),
+    gpus=dict(type='list', elements='dict', default=[]),
     torch_cuda_variant=dict(type='str', default='auto'),
     torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
     conda_prefix=dict(type='str', default='/opt/conda'),
@@ -61,7 +62,7 @@ class ActionModule(PlanAction):
 
     def _preflight(self, args):
         declared, refusals = ce.declared_envs(args['envs'], self._read_environment_file, args['driver_version'],
-                                              args['gpu_present'], args['torch_cuda_variant'], args['torch_index'])
+                                              args['gpu_present'], args['torch_cuda_variant'], args['torch_index'], args['gpus'])
         if refusals:
             return dict(failed=True, msg=' | '.join('conda_env: %s' % refusal for refusal in refusals), refusals=refusals)
         return dict(envs=declared)

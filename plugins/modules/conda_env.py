@@ -101,13 +101,24 @@ options:
       - Whether the node has an NVIDIA GPU (C(ansible_facts.aistack_gpu.state != 'no_gpu')). V(false) makes
         O(torch_cuda_variant=auto) install the CPU build of torch (variant C(cpu)); unset, only the driver version decides.
     type: bool
+  gpus:
+    description:
+      - The node's GPUs, C(ansible_facts.aistack_gpu.gpus) (each with C(index), C(name) and C(compute_capability)).
+      - A torch wheel variant is chosen, or accepted when the spec or O(torch_cuda_variant) names it, only when its wheels
+        carry kernels for every GPU's compute capability (SASS, or PTX that the driver JIT-compiles), by the arch lists of
+        the published wheels; else the module fails before any change, naming the GPU and what would fit.
+      - Empty (no GPU known, for example an image build) leaves the choice to O(driver_version) alone.
+    type: list
+    elements: dict
+    default: []
   torch_cuda_variant:
     description:
       - Which PyTorch wheel variant a pip section that installs PyTorch projects gets, unless the spec names one (an
         C(--index-url)/C(--extra-index-url) ending in C(/whl/cuXXX), or a pin such as C(torch==2.11.0+cu130)), which is kept
         and checked against O(driver_version).
-      - V(auto) fits the pinned torch series to O(driver_version) (the newest CUDA build the driver fully supports, else
-        the newest it runs by minor-version compatibility, with a warning) and puts C(--extra-index-url <torch_index><variant>)
+      - V(auto) fits the pinned torch series to O(driver_version) and O(gpus) (the newest CUDA build the driver fully
+        supports, else the newest it runs by minor-version compatibility, with a warning; of those, the first whose wheels
+        carry kernels for every GPU) and puts C(--extra-index-url <torch_index><variant>)
         first in the section; the wheels' local label (C(+cu130)) makes pip prefer them to PyPI's build. Without a driver
         version nothing is added and a warning says so.
       - A variant (V(cu126), V(cpu), ...) must be published for the pinned series and run on the driver.
@@ -257,7 +268,7 @@ torch_variant:
     series: "2.11"
     cuda: "13.0"
     support: full
-    chosen_by: driver 580.159.04
+    chosen_by: driver 580.159.04 and GPU 0 (NVIDIA H200, compute capability 9.0)
     index: https://download.pytorch.org/whl/cu130
 interrupted:
   description:
@@ -524,7 +535,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                                            driver_version=params['driver_version'],
                                            torch_variant=params['torch_cuda_variant'],
                                            torch_index=params['torch_index'].rstrip('/') + '/',
-                                           gpu_present=params['gpu_present'])
+                                           gpu_present=params['gpu_present'], gpus=params['gpus'])
     requested, reason = cb.requested_blas(environment['conda'], params['blas'], source='spec of env %s' % name)
     rendered = ce.render_environment(name, environment)
     spec_sha256 = ce.sha256_text(rendered)
@@ -670,6 +681,7 @@ def main():
             lock_dir=dict(type='path'),
             driver_version=dict(type='str'),
             gpu_present=dict(type='bool'),
+            gpus=dict(type='list', elements='dict', default=[]),
             torch_cuda_variant=dict(type='str', default='auto'),
             torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
             environment=dict(type='dict', default={}),

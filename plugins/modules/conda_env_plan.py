@@ -44,6 +44,13 @@ options:
   gpu_present:
     description: Whether the node has an NVIDIA GPU. Used by O(stage=preflight).
     type: bool
+  gpus:
+    description:
+      - The node's GPUs (C(ansible_facts.aistack_gpu.gpus)); the torch wheel variant must carry kernels for each one's
+        compute capability. Empty leaves the variant to the driver alone. Used by O(stage=preflight).
+    type: list
+    elements: dict
+    default: []
   torch_cuda_variant:
     description: The role's C(conda_env_torch_cuda_variant), for an env without its own. Used by O(stage=preflight).
     type: str
@@ -103,6 +110,7 @@ EXAMPLES = r'''
         file: envs/torch.yml
     driver_version: "580.95.05"
     gpu_present: true
+    gpus: "{{ ansible_facts.aistack_gpu.gpus }}"
   register: checked
 
 - name: Publish conda_env_info and conda_env_target

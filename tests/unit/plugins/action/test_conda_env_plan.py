@@ -43,6 +43,17 @@ def test_preflight_refuses_every_env_at_fault(tmp_path):
     assert result['msg'] == "conda_env: conda_env_envs[0].blas is 'atlas'; expected one of openblas, mkl, blis, netlib"
 
 
+def test_preflight_refuses_a_torch_build_without_kernels_for_a_gpu_of_the_node(tmp_path):
+    # The role passes ansible_facts.aistack_gpu.gpus: a V100 on R580 cannot run torch 2.11's cu130 build.
+    spec = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'pip', {'pip': ['torch==2.11.0+cu130']}]}
+    v100 = {'index': 0, 'name': 'Tesla V100-SXM2-32GB', 'compute_capability': '7.0', 'compute_capability_from': 'driver'}
+    result = run_action(ActionModule, dict(envs=[{'name': 'torch', 'spec': spec}], driver_version='580.95.05', gpu_present=True,
+                                           gpus=[v100]), search_path=tmp_path)
+    assert result['failed'] and result['msg'].startswith(
+        'conda_env: conda_env_envs[0].spec: torch 2.11 cu130 wheels (torch 2.11.0+cu130) carry no kernels for GPU 0 '
+        '(Tesla V100-SXM2-32GB, compute capability 7.0)')
+
+
 def test_publish_returns_the_facts_or_the_variable_at_fault(tmp_path):
     result = run_action(ActionModule, dict(stage='publish', envs=[{'name': 'ml'}], conda_prefix='/opt/conda'), search_path=tmp_path)
     assert result['target']['prefix'] == '/opt/conda/envs/ml' and result['info']['ml']['state'] == 'present'
