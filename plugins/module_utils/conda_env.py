@@ -137,9 +137,16 @@ def _what_would_fit(series, driver_version, gpus, index_base):
     if best:
         return ('pin torch==%s.* in the pip section and leave torch_cuda_variant auto: torch %s %s fits %s'
                 % (best[0], best[0], best[1], fits))
-    return ('no torch in the wheel table (%s to %s) has a wheel that fits %s; upgrade the driver, or build torch with '
-            'TORCH_CUDA_ARCH_LIST="%s" and set torch_cuda_variant none'
-            % (torch_series_known()[0], torch_series_known()[-1], fits, torch_cuda_arch_list(gpus)))
+    return ('no torch in the wheel table (%s to %s) has a wheel that fits %s; upgrade the driver%s'
+            % (torch_series_known()[0], torch_series_known()[-1], fits, ', or build torch with TORCH_CUDA_ARCH_LIST="%s" and '
+               'set torch_cuda_variant none' % torch_cuda_arch_list(gpus) if gpus else ''))
+
+
+def _series_installed(series, variant):
+    """The torch series pip installs from ``variant``'s index: the pinned ``series``, else the newest
+    that publishes the variant (None when none does)."""
+    publishing = [known for known in torch_series_known() if variant in torch_series_variants(known)]
+    return series or (publishing[-1] if publishing else None)
 
 
 def _kernel_warnings(source, series, variant, unconfirmed):
@@ -192,8 +199,7 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
                 '%s: torch %s wheels (%s) need a newer driver than this node\'s %s. Fix: %s, or upgrade the driver'
                 % (source, variant, 'torch ' + pin if pin else 'torch', driver_version,
                    _what_would_fit(series, driver_version, gpus, index_base)))
-        # Unpinned, pip takes the newest torch the variant's index has.
-        checked = series or ([known for known in torch_series_known() if variant in torch_series_variants(known)] or [None])[-1]
+        checked = _series_installed(series, variant)
         if checked and variant != 'cpu':
             missing, unconfirmed = wheel_kernel_gaps(checked, variant, gpus, driver_version)
             if missing:

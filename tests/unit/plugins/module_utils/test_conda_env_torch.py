@@ -281,3 +281,13 @@ def test_the_environment_and_the_planner_get_the_gpus():
     _declared, refusals = ce.declared_envs([{'name': 'torch', 'spec': spec, 'torch_cuda_variant': 'cu128'}],
                                            None, '580.95.05', True, gpus=A100_AND_V100)
     assert len(refusals) == 1 and 'GPU 1 (Tesla V100-SXM2-32GB, compute capability 7.0)' in refusals[0]
+
+
+def test_a_gpu_no_published_build_serves_is_refused_saying_none_would_fit():
+    # A Kepler K40m (3.5) on its last branch, R470: torch 2.7's cu118 carries sm_37, which a 3.5 cannot run.
+    k40 = node_gpus(QUERY_HEADER + '0, Tesla K40m, 3.5\n')
+    assert refusal(['torch==2.7.1'], V100_DRIVER, k40) == (
+        'env torch (files/torch.yml): torch 2.7 has no wheel that driver 470.182.03 runs with kernels for GPU 0 (Tesla K40m, '
+        'compute capability 3.5) (cu118 checked). Fix: no torch in the wheel table (2.4 to 2.14) has a wheel that fits driver '
+        '470.182.03 and every GPU; upgrade the driver, or build torch with TORCH_CUDA_ARCH_LIST="3.5" and set '
+        'torch_cuda_variant none')
