@@ -224,7 +224,7 @@ def apt_path_section(apt_path):
         [item for item in plain.get("installed") or [] if item["package"].startswith(("nvidia-fabricmanager", "libnvidia-nscq"))])))
     if hgx:
         fabric = (hgx.get("report") or {}).get("fabric_manager") or {}
-        out.append("- Fabric Manager on an HGX H100 board (its recorded lspci's NVSwitches on the PCI bus): %s; installed: %s; "
+        out.append("- Fabric Manager on an HGX board (its recorded lspci's NVSwitches on the PCI bus): %s; installed: %s; "
                    "service (%s): %s." % (fabric.get("reason"), _packages(hgx.get("fabric_manager_packages") or []),
                                           hgx.get("service_manager"), "enabled" if hgx.get("fabric_manager_enabled") else "not enabled"))
     if upgrade:

@@ -202,3 +202,19 @@ def test_the_apt_path_section_says_what_failed():
     # A run that stopped before the playbook wrote its findings: the one line.
     assert len(gpu_report.apt_path_section({"distro": "ubuntu2404", "passed": False, "rc": 2, "host_untouched": {"same": True}})) == 4
     assert gpu_report.apt_path_section(None) == []
+
+
+def test_the_index_lists_each_cards_committed_report_with_its_no_op_figure(tmp_path):
+    root = os.path.join(REPO_ROOT, "tests", "gpu", "results")
+    cards = sorted(card for card in os.listdir(root) if os.path.exists(os.path.join(root, card, "report.json")))
+    assert len(cards) >= 1
+    out = tmp_path / "REPORT.md"
+    assert gpu_report.main(["index", "--results-root", root, "--markdown", str(out)]) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ") and not line.startswith("| card")]
+    assert [row.split(" | ")[0].lstrip("| ") for row in rows] == cards
+    for card, row in zip(cards, rows):
+        report = json.load(open(os.path.join(root, card, "report.json")))
+        assert "`%s`" % report["commit"] in row and ("**passed**" if report["passed"] else "**FAILED**") in row
+        assert "no-op re-run" in row and "[results/%s/REPORT.md](results/%s/REPORT.md)" % (card, card) in row
+    # The committed page is this one.
+    assert out.read_text() == open(os.path.join(REPO_ROOT, "tests", "gpu", "REPORT.md")).read()
