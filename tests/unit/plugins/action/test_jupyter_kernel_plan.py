@@ -30,3 +30,18 @@ def test_given_names_are_kept(tmp_path):
 def test_bad_install_input_fails_naming_it(tmp_path):
     result = run_action(ActionModule, dict(env_prefix='/opt/env', ipykernel_spec=''), tmp_path)
     assert result['failed'] and result['msg'].startswith('jupyter_kernel: packages must be a non-empty list')
+
+
+def test_lab_stage_refuses_weak_authentication_without_an_env(tmp_path):
+    result = run_action(ActionModule, dict(stage='lab', lab_password_hash='hunter2', lab_token='a', lab_ip='0.0.0.0',
+                                           lab_port=70000), tmp_path)
+    assert not result.get('failed') and not result['changed']
+    problems = result['lab_problems']
+    assert [text.split(' ')[0] for text in problems] == [
+        'jupyter_kernel_lab_password_hash', 'jupyter_kernel_lab_token', 'jupyter_kernel_lab_port', 'jupyter_kernel_lab_ip']
+    assert not any('hunter2' in text for text in problems)
+
+
+def test_lab_stage_accepts_a_long_token_on_loopback(tmp_path):
+    result = run_action(ActionModule, dict(stage='lab', lab_token='0123456789abcdef0123456789abcdef'), tmp_path)
+    assert result['lab_problems'] == []
