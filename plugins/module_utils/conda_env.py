@@ -19,6 +19,7 @@ import json
 import os
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import redact
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
     best_wheel_for_node,
     gpus_label,
@@ -53,10 +54,11 @@ _WHEEL_VARIANT = re.compile(r'^(cu\d{3}|cpu)$')
 
 class CondaEnvError(Exception):
     """Bad input or a failed conda call; the message names the file, option or command.
-    ``exception_name`` is conda's own name for the failure, when conda gave one."""
+    ``exception_name`` is conda's own name for the failure, when conda gave one. Conda prints channel
+    URLs as .condarc makes them, a mirror's password included: the message has them redacted."""
 
     def __init__(self, message, exception_name=None):
-        super(CondaEnvError, self).__init__(message)
+        super(CondaEnvError, self).__init__(redact(message))
         self.exception_name = exception_name
 
 
@@ -495,14 +497,15 @@ def conda_failure(command, rc, stdout, stderr):
 
 
 def explain_failure(command, rc, stdout, stderr):
-    """A one-paragraph reason for a failed conda call, from its error JSON when it printed one."""
+    """A one-paragraph reason for a failed conda call, from its error JSON when it printed one; a password
+    or token in the channel URLs conda names is redacted."""
     try:
         payload = parse_json(stdout, command)
     except CondaEnvError:
         payload = None
     if not isinstance(payload, dict) or 'exception_name' not in payload:
         detail = (stderr or '').strip() or (stdout or '').strip() or 'no output'
-        return '%s failed (rc=%s): %s' % (command, rc, detail[-800:])
+        return redact('%s failed (rc=%s): %s' % (command, rc, detail[-800:]))
     name = payload['exception_name']
     message = (payload.get('message') or payload.get('error') or '').strip()
     if name == 'PackagesNotFoundInChannelsError':
@@ -523,7 +526,7 @@ def explain_failure(command, rc, stdout, stderr):
         reason = "the Anaconda channels' terms of service are not accepted: %s" % _first_line(message)
     else:
         reason = '%s: %s' % (name, message)
-    return '%s failed (rc=%s, %s): %s' % (command, rc, name, reason)
+    return redact('%s failed (rc=%s, %s): %s' % (command, rc, name, reason))
 
 
 def pip_error(stderr):
@@ -531,7 +534,7 @@ def pip_error(stderr):
     stderr after "Pip subprocess error:"; its ERROR lines, else its tail."""
     text = (stderr or '').split('Pip subprocess error:', 1)[-1]
     errors = [line.strip() for line in text.splitlines() if line.strip().startswith('ERROR:')]
-    return ' '.join(errors)[-800:] if errors else (text.strip()[-800:] or 'pip printed no error')
+    return redact(' '.join(errors)[-800:] if errors else (text.strip()[-800:] or 'pip printed no error'))
 
 
 def _record(entry):

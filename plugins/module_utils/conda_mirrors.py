@@ -13,8 +13,9 @@ import re
 
 # Anaconda.org-style tokens ride in the path: https://host/t/<token>/channel
 _TOKEN = re.compile(r'/t/[^/]+')
-# Basic credentials in a URL (proxies, private mirrors): scheme://user:password@host
-_USERINFO = re.compile(r'(://[^/@\s"\']+:)[^/@\s"\']*@')
+# Basic credentials in a URL (proxies, private mirrors): scheme://user:password@host. The password
+# runs to the last "@" before the host, and conda also prints the URL as "https//user:password@host".
+_USERINFO = re.compile(r'(//[^/@\s:"\'<>]*:)[^/\s"\'<>]*@')
 _SOURCE_HEADER = re.compile(r'^==> (.+) <==$')
 _CHANNEL_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._/-]*$')
 SCHEMES = ('http://', 'https://', 'file://')
@@ -27,9 +28,11 @@ class MirrorError(Exception):
     """Bad input, an unhealthy mirror or a policy violation; the message names what decides it."""
 
 
-def redact(url):
-    """``url`` with any channel token replaced, safe to log."""
-    return _TOKEN.sub('/t/<token>', url)
+def redact(text):
+    """``text`` (a URL, or any message that holds URLs: conda's, urllib's) safe to show and to write:
+    a channel token becomes ``<token>`` and a password in a URL ``***``, the rest stays, so that the
+    mirror is still named (``https://user:***@mirror.example/conda-forge``)."""
+    return _USERINFO.sub(r'\1***@', _TOKEN.sub('/t/<token>', text))
 
 
 def validate_url(url, what):
@@ -143,7 +146,7 @@ def check_repodata(body, subdir):
 def summarize(mirror, fetches):
     """One mirror's verdict from its fetches, each ``{url, seconds, bytes, error (optional)}``. Its
     latency is the time all its reads took: the first bytes of each file, as conda asks for them."""
-    errors = ['%s: %s' % (redact(f['url']), f['error']) for f in fetches if f.get('error')]
+    errors = [redact('%s: %s' % (f['url'], f['error'])) for f in fetches if f.get('error')]
     return {
         'url': redact(mirror),
         'healthy': not errors,

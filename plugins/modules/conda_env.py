@@ -701,12 +701,13 @@ def main():
             result = ensure_present(module, conda, params['name'], prefix, lock_dir)
         else:
             result = ensure_absent(module, conda, params['name'], prefix, lock_dir)
+    # Every message is redacted (ce.redact): conda names channels with the password .condarc gives them.
     except cb.BlasMismatch as error:
-        module.fail_json(msg=to_native(error), **dict(error.result, blas=error.report))
+        module.fail_json(msg=ce.redact(to_native(error)), **dict(error.result, blas=error.report))
     except ce.CondaEnvError as error:
-        module.fail_json(msg=to_native(error))
+        module.fail_json(msg=ce.redact(to_native(error)))
     except (IOError, OSError) as error:
-        module.fail_json(msg='env %s: %s' % (params['name'], to_native(error)))
+        module.fail_json(msg=ce.redact('env %s: %s' % (params['name'], to_native(error))))
     module.exit_json(**result)
 
 

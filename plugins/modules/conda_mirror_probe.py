@@ -24,7 +24,9 @@ description:
   - Returns the mirrors ranked (healthy ones fastest first, then the failed ones with each failure explained)
     and the one to use with its healthy fallbacks in order. The mirror in use now (O(current)) is kept while it
     is healthy and at most O(switch_margin_ms) slower than the fastest, so timing noise does not flip the choice.
-  - Channel tokens in URLs (C(/t/<token>/)) are replaced by C(<token>) in everything returned.
+  - Credentials in URLs are redacted in everything returned, messages included, the mirror still named by the rest
+    of its URL. A channel token (C(/t/<token>/)) becomes C(<token>), a password (C(user:password@host)) C(***).
+    RV(chosen_index) and RV(fallback_indexes) lead back to the URLs as given.
 author: aistack.gpu_node contributors (@aistack)
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
@@ -108,7 +110,7 @@ ranked:
   elements: dict
   contains:
     url:
-      description: Mirror root, token redacted.
+      description: Mirror root, token and password redacted.
       type: str
     healthy:
       description: Whether every file conda reads first answered and checked out.
@@ -127,6 +129,12 @@ ranked:
     - {url: 'http://127.0.0.1:8302', healthy: true, latency_ms: 14, bytes_read: 1048576, errors: []}
     - {url: 'http://127.0.0.1:8301', healthy: false, latency_ms: 3, bytes_read: 0,
        errors: ['http://127.0.0.1:8301/conda-forge/noarch/current_repodata.json.zst: [Errno 111] Connection refused']}
+candidates:
+  description: O(mirrors) in the order given, token and password redacted, to be shown or written in a comment.
+  returned: always
+  type: list
+  elements: str
+  sample: ['https://mirroruser:***@mirror.example.com/conda', 'https://conda.anaconda.org']
 chosen:
   description: Mirror to use (the index of it in O(mirrors) is RV(chosen_index)); null when none is healthy.
   returned: always
@@ -256,7 +264,7 @@ def main():
         results.append(cm.summarize(mirror, fetches))
     ranked = cm.rank(results)
     redacted = [cm.redact(url) for url in mirrors]
-    outcome = dict(changed=False, ranked=ranked, chosen=None, chosen_index=None, fallbacks=[], fallback_indexes=[])
+    outcome = dict(changed=False, ranked=ranked, candidates=redacted, chosen=None, chosen_index=None, fallbacks=[], fallback_indexes=[])
     try:
         chosen, fallbacks = cm.choose(ranked, current_mirror(params), params['switch_margin_ms'])
         outcome.update(chosen=chosen, chosen_index=redacted.index(chosen), fallbacks=fallbacks,

@@ -270,3 +270,35 @@ def test_kept_pip_projects_are_neither_stray_nor_drift():
     with_six = ce.normalize_environment(DEMO_PIP)
     assert ce.drift(with_six, conda_only, ce.render_environment('demo-pip', with_six), ce.render_environment('demo-pip', with_six),
                     LOCK_TEXT, LOCK_TEXT, '', kept) == ['declared pip package not installed: six==1.17.0']
+
+
+# Issue 35, item 3: conda prints a channel URL with the mirror password .condarc gives it; none of
+# the module's messages repeats it.
+SECRET = 'S3cretMirrorPw'
+MIRROR = 'https://mirroruser:%s@mirror.example/conda-forge' % SECRET
+
+
+def _with_mirror(name):
+    return read_conda(name).replace('https://conda.anaconda.org/conda-forge', MIRROR)
+
+
+@pytest.mark.parametrize('name', ['network-fail.json', 'solve-fail-missing-pkg.json'])
+def test_conda_failures_name_the_mirror_without_its_password(name):
+    text = _with_mirror(name)
+    assert SECRET in text or name != 'network-fail.json'
+    message = ce.explain_failure('conda create -c %s' % MIRROR, 1, text, 'stderr of %s' % MIRROR)
+    assert SECRET not in message and 'mirroruser:***@mirror.example/conda-forge' in message
+    error = ce.conda_failure('conda create -c %s' % MIRROR, 1, text, '')
+    assert SECRET not in str(error)
+
+
+def test_failures_without_json_and_unparsable_json_hide_the_password():
+    message = ce.explain_failure('conda create', 2, '', 'CondaHTTPError: HTTP 401 for url <%s/noarch/repodata.json>' % MIRROR)
+    assert SECRET not in message and 'mirroruser:***@' in message
+    with pytest.raises(ce.CondaEnvError) as error:
+        ce.parse_json('Collecting from %s\n{"broken": ' % MIRROR, 'conda create')
+    assert SECRET not in str(error.value)
+    stderr = 'Pip subprocess error:\nERROR: Could not fetch URL %s/simple/: 401' % MIRROR
+    assert SECRET not in ce.pip_error(stderr)
+    # any message of the module's own errors
+    assert SECRET not in str(ce.CondaEnvError('channel %s refused' % MIRROR))

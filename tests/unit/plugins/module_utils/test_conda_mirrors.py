@@ -213,3 +213,44 @@ def test_channel_alias_read_from_condarc_text(text, alias):
     assert cm.condarc_channel_alias(text) == alias
     if alias:
         assert yaml.safe_load(text)['channel_alias'] == alias  # as a YAML parser reads it
+
+
+# Issue 35, item 3: a password in a mirror or proxy URL is never shown; the URL stays readable.
+@pytest.mark.parametrize('text, shown', [
+    ('https://user:s3cret@mirror.example/conda-forge', 'https://user:***@mirror.example/conda-forge'),
+    ('http://ops:s3cret@proxy.example.com:3128', 'http://ops:***@proxy.example.com:3128'),
+    ('https://:s3cret@mirror.example', 'https://:***@mirror.example'),
+    # a password with an unescaped @ or : in it is still hidden whole
+    ('https://user:s3@cr:et@mirror.example/conda-forge', 'https://user:***@mirror.example/conda-forge'),
+    ('https://user:s3cret@mirror.example/t/tk-99/conda-forge', 'https://user:***@mirror.example/t/<token>/conda-forge'),
+    # in running text, as conda and urllib print it, every URL is redacted
+    ("CondaHTTPError: HTTP 401 UNAUTHORIZED for url <https://user:s3cret@mirror.example/conda-forge/noarch/"
+     "repodata.json>\nElapsed: -\n'https://user:s3cret@mirror.example/conda-forge'",
+     "CondaHTTPError: HTTP 401 UNAUTHORIZED for url <https://user:***@mirror.example/conda-forge/noarch/"
+     "repodata.json>\nElapsed: -\n'https://user:***@mirror.example/conda-forge'"),
+    # nothing secret: left as it is
+    ('https://user@mirror.example/conda-forge', 'https://user@mirror.example/conda-forge'),
+    ('https://mirror.example:8443/conda-forge', 'https://mirror.example:8443/conda-forge'),
+    ('http://127.0.0.1:9/conda-forge/a@b', 'http://127.0.0.1:9/conda-forge/a@b'),
+    ('conda-forge', 'conda-forge'),
+])
+def test_passwords_in_urls_are_redacted(text, shown):
+    assert cm.redact(text) == shown
+    assert 's3cret' not in cm.redact(text) and 's3@cr' not in cm.redact(text)
+
+
+def test_no_password_in_a_probe_verdict_or_refusal():
+    url = 'https://user:s3cret@mirror.example/conda-forge'
+    verdict = cm.summarize(url, [fetch(url + '/noarch/repodata.json', 0.1,
+                                       '<urlopen error [Errno 111] Connection refused> (%s/noarch)' % url)])
+    assert verdict['url'] == 'https://user:***@mirror.example/conda-forge'
+    assert verdict['errors'] == ['https://user:***@mirror.example/conda-forge/noarch/repodata.json: <urlopen error '
+                                 '[Errno 111] Connection refused> (https://user:***@mirror.example/conda-forge/noarch)']
+    with pytest.raises(cm.MirrorError) as error:
+        cm.choose([verdict])
+    assert 's3cret' not in str(error.value) and 'user:***@mirror.example' in str(error.value)
+    with pytest.raises(cm.MirrorError) as error:
+        cm.validate_url('ftp://user:s3cret@mirror.example', 'mirrors[0]')
+    assert 's3cret' not in str(error.value)
+    # the mirror in use, read back from .condarc with its password, is still recognized
+    assert cm.choose([dict(verdict, healthy=True, errors=[])], current=url + '/')[0] == verdict['url']

@@ -373,3 +373,15 @@ def test_a_url_channel_allows_its_packages(node, capsys):
     spec = dict(SPEC, channels=['file:///srv/conda-mirror/conda-forge/', 'nodefaults'])
     code, result = run_module(conda_env, dict(args, spec=spec), capsys)
     assert code == 0 and result['changed'] is True, result
+
+
+def test_conda_error_with_the_mirror_password_is_redacted_in_msg(node, capsys):
+    """Issue 35, item 3: conda expands channel_alias of .condarc, password included, in its errors."""
+    fake, args, envs = node
+    secret = 'S3cretMirrorPw'
+    failure = read_conda('network-fail.json').replace(
+        'https://conda.anaconda.org', 'https://mirroruser:%s@mirror.example' % secret)
+    fake.answers['create --dry-run'] = (1, failure)
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 1 and 'channel unreachable' in result['msg'], result
+    assert secret not in json.dumps(result) and 'mirroruser:***@mirror.example' in result['msg']

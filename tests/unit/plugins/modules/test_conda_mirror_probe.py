@@ -131,3 +131,23 @@ def test_mirror_in_use_read_from_the_condarc_the_role_wrote(mirrors, capsys, tmp
     assert run_module(conda_mirror_probe, args, capsys)[1]['chosen'] == mirrors['fast']
     code, result = run_module(conda_mirror_probe, dict(args, current=mirrors['slow']), capsys)
     assert code == 1 and 'mutually exclusive' in result['msg']
+
+
+def test_no_password_in_anything_returned(mirrors, capsys):
+    """Issue 35, item 3: the role shows RV(ranked) and writes RV(chosen) into .condarc's header; a
+    mirror's password shows in neither, nor anywhere else the module returns."""
+    secret = 'S3cretMirrorPw'
+    fast = mirrors['fast'].replace('http://', 'http://mirroruser:%s@' % secret)
+    down = mirrors['down'].replace('http://', 'http://mirroruser:%s@' % secret)
+    code, result = run_module(conda_mirror_probe, {'mirrors': [down, fast], 'subdirs': ['noarch']}, capsys)
+    result.pop('invocation', None)  # the module's own arguments, shown only at -vvv, where the role sets no_log
+    assert code == 0 and result['chosen'] == mirrors['fast'].replace('http://', 'http://mirroruser:***@'), result
+    assert result['chosen_index'] == 1 and result['candidates'] == [cm_redact(down), cm_redact(fast)]
+    assert secret not in json.dumps(result), result
+    code, result = run_module(conda_mirror_probe, {'mirrors': [down], 'subdirs': ['noarch']}, capsys)
+    result.pop('invocation', None)
+    assert result['chosen'] is None and secret not in json.dumps(result), result
+
+
+def cm_redact(url):
+    return url.replace('S3cretMirrorPw', '***')
