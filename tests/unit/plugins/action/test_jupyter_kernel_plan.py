@@ -7,6 +7,9 @@ The rules are tested on module_utils.kernelspec."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import pytest
+from ansible.errors import AnsibleActionFail
+
 from conftest import run_action
 from ansible_collections.aistack.gpu_node.plugins.action.jupyter_kernel_plan import ActionModule
 
@@ -45,3 +48,8 @@ def test_lab_stage_refuses_weak_authentication_without_an_env(tmp_path):
 def test_lab_stage_accepts_a_long_token_on_loopback(tmp_path):
     result = run_action(ActionModule, dict(stage='lab', lab_token='0123456789abcdef0123456789abcdef'), tmp_path)
     assert result['lab_problems'] == []
+
+
+def test_the_kernel_stage_still_needs_the_env(tmp_path):
+    with pytest.raises(AnsibleActionFail, match='env_prefix'):
+        run_action(ActionModule, dict(name='ml'), tmp_path)
