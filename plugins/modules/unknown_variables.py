@@ -66,7 +66,7 @@ unknown:
   elements: dict
   sample: [{name: miniconda_prefx, role: miniconda, suggestions: [miniconda_prefix], hosts: [node1, node2]}]
 msg:
-  description: The unknown variables, one C(<name>: not a variable of the <role> role; did you mean <option>?) each.
+  description: "The unknown variables, one C(<name>: not a variable of the <role> role; did you mean <option>?) each."
   returned: always
   type: str
 '''
