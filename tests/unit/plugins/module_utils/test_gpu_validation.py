@@ -306,3 +306,23 @@ def test_bad_thresholds_are_named(overrides, expected):
     assert len(problems) == 1 and problems[0].startswith(expected)
     with pytest.raises(ValueError, match="gpu_validate_"):
         gate(h200_results(), **overrides)
+
+
+def _readme():
+    with open(os.path.join(REPO_ROOT, "roles", "gpu_validate", "README.md")) as handle:
+        return " ".join(handle.read().split())
+
+
+def test_the_readme_failure_example_is_what_the_gate_says_of_a_throttled_h100():
+    results = h100_results()
+    results["gpus"][0]["gemm_bf16_tflops"] = 600.0
+    verdict = gate(results, reference={})
+    (message,) = verdict["failed"]
+    example = "gpu_validate failed on gpu-node-07: %s: %s" % (verdict["summary"], message)
+    assert example in _readme()
+
+
+def test_the_readme_count_example_is_what_an_eight_gpu_node_missing_one_gets():
+    gpus = [dict(facts_gpus()[0], index=index, uuid="GPU-%d" % index) for index in range(7)]
+    (message,) = gpu_validation.expectation_checks({"count": 8}, gpus)["failed"]
+    assert "`%s`" % message in _readme()
