@@ -24,6 +24,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks impor
     best_wheel_for_node,
     gpus_label,
     torch_cuda_arch_list,
+    torch_series,
     torch_series_known,
     torch_series_variants,
     torch_variant_for_node,
@@ -180,7 +181,7 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     if requested == 'none' or not any(name in TORCH_PROJECTS for name in names):
         return list(pip_lines), None, []
     pin = _torch_pin(pip_lines)
-    series = re.match(r'^(\d+\.\d+)', pin).group(1) if pin and re.match(r'^\d+\.\d+', pin) else None
+    series = torch_series(pin)
     given = [match.group(2) for match in (_INDEX_OPTION.match(line) for line in pip_lines) if match]
     given_variants = [url.rstrip('/').rsplit('/', 1)[-1] for url in given if '/whl/' in url]
     label = pin.partition('+')[2] if pin and '+' in pin else None

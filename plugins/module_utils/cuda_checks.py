@@ -89,7 +89,7 @@ def _cuda_variant(cuda):
     return "cu%d%d" % version_tuple(major_minor(cuda))[:2]
 
 
-def _torch_series(torch_version):
+def torch_series(torch_version):
     """``"2.11.0+cu130"`` -> ``"2.11"``."""
     match = re.match(r"^(\d+)\.(\d+)", torch_version or "")
     return "%s.%s" % match.groups() if match else None
@@ -274,7 +274,7 @@ def wheel_arch_list(torch_version, cuda):
 
     Returns ``(codes, status, ptx_status)`` or None.
     """
-    series = _torch_series(torch_version)
+    series = torch_series(torch_version)
     variant = TORCH_WHEEL_ARCH_LISTS.get(_cuda_variant(cuda)) if cuda and series else None
     for key, entry in (variant or {}).items():
         if _in_series_range(series, key):
@@ -442,7 +442,7 @@ def _check_torch(facts, probe, required_cuda):
 def _required_cuda_finding(required_cuda, torch_info):
     wanted = major_minor(required_cuda)
     variant = _cuda_variant(wanted)
-    series = _torch_series(torch_info.get("version"))
+    series = torch_series(torch_info.get("version"))
     offered = TORCH_WHEEL_VARIANTS.get(series, {}).get("variants", [])
     if variant in offered:
         fix = "Install torch %s built for CUDA %s: pip install 'torch==%s.*' --index-url %s%s" % (series, wanted, series, WHEEL_INDEX, variant)
