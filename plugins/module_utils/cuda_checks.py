@@ -166,9 +166,8 @@ def best_wheel_for_node(driver, gpus=None):
     """Newest (torch series, variant) in the wheel table whose CUDA runtime ``driver`` runs and
     whose wheels carry kernels for every GPU of ``gpus`` (see ``wheel_kernel_gaps``; none given:
     the driver alone decides)."""
-    for series in sorted(TORCH_WHEEL_VARIANTS, key=version_tuple, reverse=True):
-        variants = sorted(TORCH_WHEEL_VARIANTS[series]["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
-        for variant in variants:
+    for series in reversed(torch_series_known()):
+        for variant in reversed(torch_series_variants(series)):
             if driver_runs_cuda(driver, _variant_cuda(variant)) and not wheel_kernel_gaps(series, variant, gpus, driver)[0]:
                 return series, variant
     return None
@@ -178,8 +177,7 @@ def _variants_by_preference(series, driver):
     """``[(variant, support)]`` of torch ``series`` that ``driver`` runs, best first: the newest
     variant the driver fully supports (its driver is at least the one the CUDA minor shipped with),
     then the newest it runs by minor-version compatibility, which loses PTX JIT of newer code."""
-    variants = sorted(TORCH_WHEEL_VARIANTS[series]["variants"], key=lambda v: version_tuple(_variant_cuda(v)), reverse=True)
-    supported = [(variant, torch_variant_support(variant, driver)) for variant in variants]
+    supported = [(variant, torch_variant_support(variant, driver)) for variant in reversed(torch_series_variants(series))]
     return [pair for support in ("full", "minor-compat") for pair in supported if pair[1] == support]
 
 
