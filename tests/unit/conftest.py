@@ -132,9 +132,9 @@ def h200_host(root):
               gpus=[(os.path.basename(path), int(numa.split("=")[1]), cpulist.split("=")[1])])
 
 
-def run_action(action_class, args, search_path, check_mode=False):
-    """Run an action plugin of the collection on the controller with ``args``; files are looked up
-    under ``search_path`` (its ``files/`` folder, like a role's)."""
+def run_action(action_class, args, search_path, check_mode=False, task_vars=None):
+    """Run an action plugin of the collection on the controller with ``args`` (and ``task_vars``); files
+    are looked up under ``search_path`` (its ``files/`` folder, like a role's)."""
     from unittest import mock
 
     from ansible.parsing.dataloader import DataLoader
@@ -143,4 +143,4 @@ def run_action(action_class, args, search_path, check_mode=False):
     task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action=action_class.__module__)
     task.get_search_path.return_value = [str(search_path)]
     action = action_class(task, mock.MagicMock(), PlayContext(), DataLoader(), mock.MagicMock(), mock.MagicMock())
-    return action.run(task_vars={})
+    return action.run(task_vars=task_vars or {})

@@ -8,10 +8,7 @@ module_utils.known_variables."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from unittest import mock
-
-from ansible.parsing.dataloader import DataLoader
-from ansible.playbook.play_context import PlayContext
+from conftest import run_action
 from ansible_collections.aistack.gpu_node.plugins.action.unknown_variables import ActionModule
 
 
@@ -23,10 +20,8 @@ class HostVars(dict):
 
 
 def run(hostvars, **args):
-    task = mock.MagicMock(args=dict(hosts=sorted(hostvars), **args), async_val=0, check_mode=True,
-                          action=ActionModule.__module__)
-    action = ActionModule(task, mock.MagicMock(), PlayContext(), DataLoader(), mock.MagicMock(), mock.MagicMock())
-    return action.run(task_vars={"hostvars": HostVars(hostvars)})
+    return run_action(ActionModule, dict(hosts=sorted(hostvars), **args), ".", check_mode=True,
+                      task_vars={"hostvars": HostVars(hostvars)})
 
 
 def test_a_group_variable_typo_fails_once_for_the_fleet():
