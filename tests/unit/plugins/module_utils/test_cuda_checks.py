@@ -341,7 +341,7 @@ def recorded_arch_list(torch_info):
 def test_every_published_variant_has_an_arch_list():
     for series in cuda_checks.torch_series_known():
         for variant in cuda_checks.torch_series_variants(series):
-            assert cuda_checks.wheel_arch_list(series, "%s.%s" % (variant[2:-1], variant[-1])), (series, variant)
+            assert cuda_checks.wheel_arch_list(series, cuda_checks._variant_cuda(variant)), (series, variant)
 
 
 def test_the_recorded_torch_2_11_cu130_arch_lists_are_the_tables_kernels():
