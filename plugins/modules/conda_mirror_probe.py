@@ -160,11 +160,11 @@ message:
 '''
 
 import time
+from http.client import HTTPException
+from urllib.error import HTTPError
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible.module_utils.six.moves.http_client import HTTPException
-from ansible.module_utils.six.moves.urllib.error import HTTPError
 from ansible.module_utils.urls import ConnectionError as UrlConnectionError, open_url
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
 
