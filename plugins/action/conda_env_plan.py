@@ -62,7 +62,8 @@ class ActionModule(PlanAction):
 
     def _preflight(self, args):
         declared, refusals = ce.declared_envs(args['envs'], self._read_environment_file, args['driver_version'],
-                                              args['gpu_present'], args['torch_cuda_variant'], args['torch_index'], args['gpus'])
+                                              args['gpu_present'], args['torch_cuda_variant'], args['torch_index'], args['gpus'],
+                                              args['conda_prefix'])
         if refusals:
             return dict(failed=True, msg=' | '.join('conda_env: %s' % refusal for refusal in refusals), refusals=refusals)
         return dict(envs=declared)

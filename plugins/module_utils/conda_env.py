@@ -423,14 +423,59 @@ def environment_problems(spec, where, driver_version=None, torch_variant='auto',
     return []
 
 
-def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_variant='auto', torch_index=None, gpus=None):
+def _env_prefix(entry, conda_prefix):
+    """Where an entry's env lives: its ``prefix``, else conda's default ``<conda_prefix>/envs/<name>``."""
+    return os.path.normpath(entry.get('prefix') or os.path.join(conda_prefix, 'envs', str(entry['name'])))
+
+
+def entry_problems(envs, conda_prefix='/opt/conda', torch_cuda_variant='auto', torch_index=PYTORCH_WHEEL_INDEX):
+    """The structure of ``conda_env_envs`` and the role's torch settings, one message per broken rule,
+    each naming the entries it concerns: a name, unique; one of ``file`` and ``spec`` for an env to
+    create; one prefix per env (two entries that resolve to one prefix would each undo the other on
+    every run); known torch wheel variants; a URL for the torch index."""
+    problems = []
+
+    def label(index):
+        return 'conda_env_envs[%d]%s' % (index, " ('%s')" % envs[index]['name'] if envs[index].get('name') else '')
+
+    for index, entry in enumerate(envs):
+        if not entry.get('name'):
+            problems.append('%s has no name: every env needs one' % label(index))
+        elif entry.get('state', 'present') == 'present' and ('file' in entry) == ('spec' in entry):
+            problems.append('%s has %s: an env to create needs exactly one of file and spec (or state: absent)'
+                            % (label(index), 'both file and spec' if 'file' in entry else 'neither file nor spec'))
+        variant = entry.get('torch_cuda_variant')
+        if variant is not None and variant not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(str(variant)):
+            problems.append('%s.torch_cuda_variant is %r: expected auto, none, cpu or a CUDA variant such as cu128' % (label(index), variant))
+    named = [(index, entry) for index, entry in enumerate(envs) if entry.get('name')]
+    for field, key in (('name', lambda entry: entry['name']), ('prefix', lambda entry: _env_prefix(entry, conda_prefix))):
+        seen = {}
+        for index, entry in named:
+            first = seen.setdefault(key(entry), index)
+            if first != index and (field == 'name' or envs[first]['name'] != entry['name']):
+                problems.append('%s and %s %s: each env needs its own %s' % (
+                    label(first), label(index), "are both named '%s'" % entry['name'] if field == 'name'
+                    else 'both resolve to the prefix %s' % key(entry), field))
+    if torch_cuda_variant not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(str(torch_cuda_variant or '')):
+        problems.append('conda_env_torch_cuda_variant is %r: expected auto, none, cpu or a CUDA variant such as cu128' % (torch_cuda_variant,))
+    if not re.match(r'^(https?|file)://', torch_index or ''):
+        problems.append('conda_env_torch_index is %r: expected an http(s):// or file:// URL' % (torch_index,))
+    return problems
+
+
+def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_variant='auto', torch_index=None, gpus=None,
+                  conda_prefix='/opt/conda'):
     """The role's ``conda_env_envs`` checked before the first env changes: ``(declared, refusals)``.
+    First their structure (entry_problems: when it is broken, nothing else is read).
     ``declared`` is each entry with its ``spec`` (an env's ``file`` read by ``load_file(path)``, which
     raises CondaEnvError for a file it cannot read); ``refusals`` one message per env at fault (its
     structure, the PyTorch-channel lint, a torch variant the driver or a GPU of ``gpus`` cannot run), or when none is,
     per env whose BLAS request is wrong. A file that cannot be read raises CondaEnvError at once."""
     # conda_blas builds on this file, so it is imported here rather than at the top.
     from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
+    broken = entry_problems(envs, conda_prefix, torch_variant, torch_index or PYTORCH_WHEEL_INDEX)
+    if broken:
+        return [], broken
     declared = [dict(entry, spec=load_file(entry['file']) if 'file' in entry else entry.get('spec', {})) for entry in envs]
     refusals = []
     for index, entry in enumerate(declared):

@@ -60,7 +60,9 @@ options:
     type: str
     default: https://download.pytorch.org/whl/
   conda_prefix:
-    description: The role's C(conda_env_conda_prefix). Used by O(stage=publish).
+    description:
+      - The role's C(conda_env_conda_prefix). Used by O(stage=preflight) (an env without its own C(prefix) lives in
+        C(<conda_prefix>/envs/<name>); two entries that resolve to one prefix are refused) and O(stage=publish).
     type: str
     default: /opt/conda
   lock_dir:

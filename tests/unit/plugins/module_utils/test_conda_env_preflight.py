@@ -120,3 +120,35 @@ def test_published_facts_and_the_variable_at_fault():
     assert ce.published(declared, '/opt/conda', env_prefix='/opt/torch/.venv')['target']['name'] == 'torch'
     with pytest.raises(ce.CondaEnvError, match="aistack_env_name: no environment 'nope'"):
         ce.published(declared, '/opt/conda', env_name='nope')
+
+
+def test_each_broken_rule_of_the_env_list_is_named_alone():
+    spec = {'dependencies': ['python=3.11']}
+    assert ce.entry_problems([{'name': 'torch', 'spec': spec}, {'name': 'old', 'state': 'absent'}]) == []
+    assert ce.entry_problems([{'spec': spec}]) == ['conda_env_envs[0] has no name: every env needs one']
+    assert ce.entry_problems([{'name': 'work', 'spec': spec}, {'name': 'work', 'spec': spec}]) == [
+        "conda_env_envs[0] ('work') and conda_env_envs[1] ('work') are both named 'work': each env needs its own name"]
+    assert ce.entry_problems([{'name': 'work', 'file': 'a.yml', 'spec': spec}, {'name': 'other'}]) == [
+        "conda_env_envs[0] ('work') has both file and spec: an env to create needs exactly one of file and spec (or state: absent)",
+        "conda_env_envs[1] ('other') has neither file nor spec: an env to create needs exactly one of file and spec (or state: absent)"]
+    assert ce.entry_problems([{'name': 'work', 'spec': spec, 'torch_cuda_variant': 'cuda12'}], torch_cuda_variant='cu13',
+                             torch_index='download.pytorch.org/whl') == [
+        "conda_env_envs[0] ('work').torch_cuda_variant is 'cuda12': expected auto, none, cpu or a CUDA variant such as cu128",
+        "conda_env_torch_cuda_variant is 'cu13': expected auto, none, cpu or a CUDA variant such as cu128",
+        "conda_env_torch_index is 'download.pytorch.org/whl': expected an http(s):// or file:// URL"]
+
+
+def test_two_entries_that_resolve_to_one_prefix_are_refused_naming_both():
+    spec = {'dependencies': ['python=3.11']}
+    # An explicit prefix equal to conda's default for the other name, written another way.
+    envs = [{'name': 'torch', 'spec': spec}, {'name': 'train', 'spec': spec, 'prefix': '/opt/conda/envs/torch/'}]
+    assert ce.entry_problems(envs, '/opt/conda') == [
+        "conda_env_envs[0] ('torch') and conda_env_envs[1] ('train') both resolve to the prefix /opt/conda/envs/torch: "
+        "each env needs its own prefix"]
+    # Under another conda base the default prefixes differ, and so do explicit ones.
+    assert ce.entry_problems(envs, '/srv/conda') == []
+    assert ce.entry_problems([{'name': 'a', 'spec': spec, 'prefix': '/data/envs/a'}, {'name': 'b', 'spec': spec, 'prefix': '/data/envs/b'}]) == []
+    # A broken list is refused before any environment file is read.
+    read = []
+    declared, refusals = ce.declared_envs(envs, read.append, conda_prefix='/opt/conda')
+    assert declared == [] and read == [] and 'both resolve to the prefix /opt/conda/envs/torch' in refusals[0]
