@@ -19,7 +19,7 @@ BUILT_TARBALL = .cache/build/aistack-gpu_node-$(shell sed -n 's/^version: //p' g
 MOLECULE_SCENARIOS := $(filter-out gpu resources,$(notdir $(wildcard molecule/*)))
 
 .PHONY: help setup setup-testbed site check test lint sanity unit integration molecule build changelog-lint \
-	wheelhouse gpu-carry test-gpu drift bench matrix docs galaxy
+	wheelhouse gpu-carry test-gpu drift bench matrix docs galaxy demo
 
 help: ## this list: every target, one line each
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-15s %s\n", $$1, $$2}' Makefile
@@ -40,6 +40,9 @@ setup-testbed: ## the tooling plus the podman testbed the integration and molecu
 site: $(SETUP_DONE) ## provision this machine: site.yml against inventories/local (ARGS=... passed on)
 	@echo "==> site.yml on this machine (inventories/local)"
 	ansible-playbook site.yml $(ARGS)
+
+demo: setup-testbed ## the whole job on a fresh local podman node (site.yml, no-op re-run, check, drift), then what the node has
+	python3 dev/demo.py
 
 check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing changes
 	@echo "==> site.yml in check and diff mode on this machine: nothing changes"
@@ -104,8 +107,9 @@ molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on 
 	python3 dev/test_times.py run "molecule/node image" -- tests/support/testbed/build-node-image || status=$$?; \
 	for scenario in $(MOLECULE_SCENARIOS); do \
 	  [ $$status = 0 ] || break; \
-	  echo "==> molecule test -s $$scenario"; \
-	  python3 dev/test_times.py run "molecule/$$scenario" -- molecule test -s $$scenario || status=$$?; \
+	  if [ $$scenario = site ]; then run="python3 dev/demo.py --full"; else run="molecule test -s $$scenario"; fi; \
+	  echo "==> $$run"; \
+	  python3 dev/test_times.py run "molecule/$$scenario" -- $$run || status=$$?; \
 	done; \
 	if [ -n "$$own" ]; then python3 dev/test_times.py table $$times --expect $(MOLECULE_EXPECT); fi; \
 	if [ $$status = 0 ]; then \

@@ -21,6 +21,8 @@ INVENTORY = os.path.join(EPHEMERAL, "inventory")
 VENV_BIN = os.path.dirname(sys.executable)
 # The scenario's group_vars read the sources from there (molecule.yml sets it for its own runs).
 os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
+# converge.yml writes what the roles published there.
+RESULTS = os.environ.get("AISTACK_SITE_RESULTS", os.path.join(REPO_ROOT, ".cache", "site-results"))
 
 # (what a user breaks, the command that breaks it in the node, the (role, task) the drift check must name)
 TAMPERING = [
@@ -59,7 +61,7 @@ def snapshot(host, name):
 
 
 def published():
-    with open(os.path.join(EPHEMERAL, "published-%s.json" % NODE)) as handle:
+    with open(os.path.join(RESULTS, "published-%s.json" % NODE)) as handle:
         return json.load(handle)
 
 
@@ -136,6 +138,70 @@ def test_the_health_verdict_is_published_even_without_a_gpu():
     assert health["fails"] is False and health["dcgm"] == {"level": 0, "status": "off"}
 
 
+def _recap(output):
+    """The counts of NODE's line in a play recap."""
+    for line in output.splitlines():
+        parts = line.split()
+        if parts[:2] == [NODE, ":"]:
+            return dict(part.split("=") for part in parts[2:])
+    raise AssertionError("no recap line for %s in:\n%s" % (NODE, output[-3000:]))
+
+
+def _changed_tasks(output):
+    """Each task that reported a change, with its diff: what a failed no-op run must name."""
+    blocks = output.split("\nTASK [")
+    return "\n".join("TASK [" + block[:3000] for block in blocks if "\nchanged: [" in block) or output[-4000:]
+
+
+def test_the_installed_collection_runs_site_drift_and_validate_from_a_folder_outside_the_checkout(tmp_path):
+    """What a user gets from Galaxy: the built tarball, installed into an empty folder, runs the job by
+    its playbooks' names from a folder with no checkout in sight; on this converged node (before the
+    drift test tampers with it) the run changes nothing. The tarball holds no build or report output."""
+    build = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / "build")],
+                           cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    assert build.returncode == 0, build.stdout + build.stderr
+    tarball = next((tmp_path / "build").glob("aistack-gpu_node-*.tar.gz"))
+    listing = subprocess.run(["tar", "tzf", str(tarball)], capture_output=True, text=True, check=True).stdout.splitlines()
+    leaked = [path for path in listing
+              if path.split("/")[0] in ("drift-report", ".cache", ".coverage", "ansible.cfg") or path.startswith("tests/gpu/results")]
+    assert leaked == [], leaked
+    assert {"playbooks/site.yml", "playbooks/drift.yml", "playbooks/validate.yml", "tools/aistack-drift"} <= set(listing)
+
+    # Only the installed collection and the test bed's connection plugin's own collection are on the
+    # path: nothing of the checkout, and no ansible.cfg (the user's folder has none).
+    collections = tmp_path / "collections"
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith("ANSIBLE_")}
+    env.update(ANSIBLE_COLLECTIONS_PATH=str(collections), ANSIBLE_COLLECTIONS_SCAN_SYS_PATH="false", ANSIBLE_FORCE_COLOR="false",
+               ANSIBLE_CONNECTION_PLUGINS=os.path.join(REPO_ROOT, "tests", "support", "testbed", "connection_plugins"))
+    install = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "install", "--no-deps", "-p", str(collections), str(tarball)],
+                             cwd=str(user), env=env, capture_output=True, text=True, check=False)
+    installed_root = collections / "ansible_collections" / "aistack" / "gpu_node"
+    assert install.returncode == 0 and (installed_root / "playbooks" / "site.yml").is_file(), install.stdout + install.stderr
+    podman = collections / "ansible_collections" / "containers"
+    podman.mkdir()
+    os.symlink(os.path.join(REPO_ROOT, ".cache", "collections", "ansible_collections", "containers", "podman"), str(podman / "podman"))
+
+    def installed(name, *args):
+        proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "aistack.gpu_node." + name, "-i", INVENTORY] + list(args),
+                              cwd=str(user), env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, "aistack.gpu_node.%s: %s" % (name, (proc.stdout + proc.stderr)[-4000:])
+        return proc.stdout
+
+    # The playbook resolves to the installed copy (and its roles with it: the checkout is on no path).
+    playbook_path = installed("site", "--syntax-check").strip().splitlines()[-1]
+    assert playbook_path == "playbook: %s" % (installed_root / "playbooks" / "site.yml"), playbook_path
+    site = installed("site", "--diff")
+    recap = _recap(site)
+    assert recap["changed"] == "0" and recap["failed"] == "0", _changed_tasks(site)
+    drift_out = installed("drift", "-e", "aistack_drift_output_dir=%s" % (tmp_path / "drift"), "-e", "aistack_drift_tags=env,manifest")
+    with open(str(tmp_path / "drift" / "drift.json")) as handle:
+        assert json.load(handle)["hosts"][NODE]["status"] == "clean", drift_out
+    validate = installed("validate")
+    assert _recap(validate)["failed"] == "0"
+
+
 def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, tmp_path):
     before = snapshot(host, "before-drift")
     proc, report = drift(tmp_path, "after-converge")
@@ -164,3 +230,4 @@ def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, 
     assert report["hosts"][NODE]["status"] == "clean"
     assert host.file("/var/lib/aistack/validation").mode == 0o755
     assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
+
