@@ -9,6 +9,9 @@ export PATH := $(VENV)/bin:$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export ANSIBLE_COLLECTIONS_PATH := $(CURDIR)/.cache/collections
 export ANSIBLE_FORCE_COLOR := false
+# Facts only as ansible_facts.*, as ansible-core 2.24 will have it by default (2.20 deprecates the
+# injected top-level ansible_* names): every target, molecule scenarios included, runs so.
+export ANSIBLE_INJECT_FACT_VARS := False
 export CONTAINERS_CONF := $(CURDIR)/tests/support/testbed/containers.conf
 export PY_COLORS := 0
 export NO_COLOR := 1
