@@ -153,10 +153,17 @@ def _changed_tasks(output):
     return "\n".join("TASK [" + block[:3000] for block in blocks if "\nchanged: [" in block) or output[-4000:]
 
 
+def _task_block(output, task):
+    """The output of one task (with -v, its result): what a no-op run that changed something must show."""
+    start = output.find("TASK [aistack.gpu_node.%s]" % task)
+    return "" if start < 0 else output[start:output.find("\nTASK [", start + 1)][:6000]
+
+
 def test_the_installed_collection_runs_site_drift_and_validate_from_a_folder_outside_the_checkout(tmp_path):
     """What a user gets from Galaxy: the built tarball, installed into an empty folder, runs the job by
-    its playbooks' names from a folder with no checkout in sight; on this converged node (before the
-    drift test tampers with it) the run changes nothing. The tarball holds no build or report output."""
+    its playbooks' names from a folder with no checkout in sight, on this converged node (before the
+    drift test tampers with it), and its re-run changes nothing. The tarball holds no build or report
+    output."""
     build = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / "build")],
                            cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     assert build.returncode == 0, build.stdout + build.stderr
@@ -192,9 +199,11 @@ def test_the_installed_collection_runs_site_drift_and_validate_from_a_folder_out
     # The playbook resolves to the installed copy (and its roles with it: the checkout is on no path).
     playbook_path = installed("site", "--syntax-check").strip().splitlines()[-1]
     assert playbook_path == "playbook: %s" % (installed_root / "playbooks" / "site.yml"), playbook_path
-    site = installed("site", "--diff")
+    # On this node, converged by the checkout's site.yml: a run, then the re-run that must change nothing.
+    assert _recap(installed("site"))["failed"] == "0"
+    site = installed("site", "--diff", "-v")
     recap = _recap(site)
-    assert recap["changed"] == "0" and recap["failed"] == "0", _changed_tasks(site)
+    assert recap["changed"] == "0" and recap["failed"] == "0", _changed_tasks(site) + _task_block(site, "conda_env : Converge each environment")
     drift_out = installed("drift", "-e", "aistack_drift_output_dir=%s" % (tmp_path / "drift"), "-e", "aistack_drift_tags=env,manifest")
     with open(str(tmp_path / "drift" / "drift.json")) as handle:
         assert json.load(handle)["hosts"][NODE]["status"] == "clean", drift_out
