@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """make demo: the whole job on a fresh local podman node, then what the node now has.
 
     python3 dev/demo.py [--full]
@@ -92,8 +91,8 @@ def summary(published, steps):
     lines.append("The node now has:")
     base = published.get("miniconda_result") or {}
     if base:
-        lines.append("  conda base      %s: %s %s%s" % (base.get("prefix"), base.get("flavor"), base.get("version"),
-                                                   ", verified" if base.get("verified") else ""))
+        verified = ", verified" if base.get("verified") else ""
+        lines.append("  conda base      %s: %s %s%s" % (base.get("prefix"), base.get("flavor"), base.get("version"), verified))
     if published.get("mirrors_condarc_chosen"):
         lines.append("  channels from   %s (the fastest healthy mirror)" % published["mirrors_condarc_chosen"])
     manifest = ((published.get("node_manifest_recorded") or {}).get("sections") or {})
@@ -139,7 +138,7 @@ def summary(published, steps):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--full", action="store_true", help="molecule's whole output on the terminal too")
     args = parser.parse_args(argv)
     log_dir = os.path.join(REPO, ".cache", "demo")

@@ -239,4 +239,3 @@ def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, 
     assert report["hosts"][NODE]["status"] == "clean"
     assert host.file("/var/lib/aistack/validation").mode == 0o755
     assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
-

@@ -73,5 +73,5 @@ def test_what_was_not_published_is_left_out_not_guessed():
     del published["apex_build_report"]
     published["node_manifest_recorded"]["sections"]["provision"].pop("torch")
     text = "\n".join(demo.summary(published, {}))
-    assert "APEX" not in text and "torch 2.13" not in text.split("Jupyter")[0]
+    assert "APEX" not in text and "torch 2.13" not in text.split("Jupyter", maxsplit=1)[0]
     assert demo.summary(None, {})[-1] == "The roles published nothing (the converge did not finish)."
