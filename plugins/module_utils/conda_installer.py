@@ -10,6 +10,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import redact
+
 FLAVORS = ("miniconda", "miniforge")
 _INSTALLER_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-(\d+))?$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -26,7 +28,8 @@ def installer_version_tuple(version):
 
 
 def choose_installer(table, flavor, version, architecture, sha256="", url=""):
-    """The installer to use: ``{flavor, version, filename, url, sha256, source}``.
+    """The installer to use: ``{flavor, version, filename, url, sha256, source}``. ``url`` has a password
+    in it masked: it is what messages show, and the role downloads from miniconda_installer_url itself.
 
     ``table`` is the role's table of vendor checksums: ``{flavor: {"base_url": "...[{version}]...", "filename":
     "...{version}...{arch}...", "default_version": ..., "versions": {version: {arch: {"sha256": ...,
@@ -61,7 +64,7 @@ def choose_installer(table, flavor, version, architecture, sha256="", url=""):
                          % (flavor, version, arch, ", ".join(sorted(entry["versions"])) or "empty"))
     filename = entry["filename"].format(version=version, arch=arch)
     return {"flavor": flavor, "version": version, "filename": filename, "sha256": sha256, "source": source,
-            "url": url or "%s/%s" % (entry["base_url"].format(version=version, arch=arch).rstrip("/"), filename)}
+            "url": redact(url or "%s/%s" % (entry["base_url"].format(version=version, arch=arch).rstrip("/"), filename))}
 
 
 def install_action(desired, prefix_exists, marker, conda_runs, allow_downgrade=False):

@@ -41,7 +41,10 @@ options:
     type: str
     default: ''
   url:
-    description: The role's C(miniconda_installer_url); empty for the vendor's URL.
+    description:
+      - The role's C(miniconda_installer_url) without its user and password (the role strips them and downloads from
+        C(miniconda_installer_url) itself); empty for the vendor's URL. A password given here anyway is masked in the
+        returned C(installer.url).
     type: str
     default: ''
   prefix:

@@ -80,3 +80,15 @@ def test_conda_env_error_names_the_mirror_without_its_password(conda_base, tmp_p
     assert leaks(out) == [], leaks(out)
     assert proc.returncode != 0 and "channel unreachable" in out and "mirroruser:***@127.0.0.1:9" in out, out[-6000:]
     assert files_with_secret(os.path.join(base.prefix, "envs")) == []
+
+
+def test_miniconda_names_its_installer_url_without_the_password(tmp_path):
+    """An unreachable installer URL with credentials: the role refuses it before any change, naming the
+    URL without them, and the password shows nowhere in the output, -vvv included."""
+    base = type("Base", (), {"env": dict(os.environ)})
+    url = "http://installer:%s@127.0.0.1:9/mirror/Miniforge3-Linux-x86_64.sh" % SECRET
+    proc = play(base, tmp_path, "miniconda", {"miniconda_prefix": str(tmp_path / "conda"), "miniconda_installer_url": url})
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "the installer http://127.0.0.1:9/mirror/Miniforge3-Linux-x86_64.sh is unreachable" in out, out[-6000:]
+    assert leaks(out) == [], leaks(out)
+    assert not (tmp_path / "conda").exists()

@@ -82,6 +82,11 @@ def test_mirror_url_replaces_the_vendor_url_but_not_the_checksum(table):
     assert chosen["sha256"] == "807774bae6cd87132094458217ebf713df436f64779faf9bb4c3d4b6615c1e3a"
 
 
+def test_a_password_in_the_mirror_url_is_masked_in_what_the_plan_returns(table):
+    chosen = choose_installer(table, "miniconda", "24.11.1-0", "x86_64", url="https://ci:S3cret@mirror.local/m.sh")
+    assert chosen["url"] == "https://ci:***@mirror.local/m.sh"
+
+
 def test_unknown_version_needs_the_users_checksum(table):
     with pytest.raises(ValueError, match="miniconda_installer_sha256"):
         choose_installer(table, "miniconda", "26.7.1-0", "x86_64")
