@@ -175,7 +175,7 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     ``gpu_present`` False (the node has no NVIDIA GPU) makes "auto" the CPU build: a CUDA build
     would only carry gigabytes of CUDA libraries that nothing on the node can use.
     """
-    if requested not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(requested or ''):
+    if not known_variant(requested):
         raise CondaEnvError('torch_cuda_variant %r: expected auto, none, cpu or a CUDA variant such as cu128' % (requested,))
     names = [r[0] for r in (pip_requirement(line) for line in pip_lines) if r]
     if requested == 'none' or not any(name in TORCH_PROJECTS for name in names):
@@ -423,6 +423,11 @@ def environment_problems(spec, where, driver_version=None, torch_variant='auto',
     return []
 
 
+def known_variant(variant):
+    """Whether ``variant`` is a torch wheel variant setting conda_env takes: auto, none, cpu or cuXXX."""
+    return variant in TORCH_VARIANT_CHOICES or bool(_WHEEL_VARIANT.match(str(variant or '')))
+
+
 def _env_prefix(entry, conda_prefix):
     """Where an entry's env lives: its ``prefix``, else conda's default ``<conda_prefix>/envs/<name>``."""
     return os.path.normpath(entry.get('prefix') or os.path.join(conda_prefix, 'envs', str(entry['name'])))
@@ -445,7 +450,7 @@ def entry_problems(envs, conda_prefix='/opt/conda', torch_cuda_variant='auto', t
             problems.append('%s has %s: an env to create needs exactly one of file and spec (or state: absent)'
                             % (label(index), 'both file and spec' if 'file' in entry else 'neither file nor spec'))
         variant = entry.get('torch_cuda_variant')
-        if variant is not None and variant not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(str(variant)):
+        if variant is not None and not known_variant(variant):
             problems.append('%s.torch_cuda_variant is %r: expected auto, none, cpu or a CUDA variant such as cu128' % (label(index), variant))
     named = [(index, entry) for index, entry in enumerate(envs) if entry.get('name')]
     for field, key in (('name', lambda entry: entry['name']), ('prefix', lambda entry: _env_prefix(entry, conda_prefix))):
@@ -456,7 +461,7 @@ def entry_problems(envs, conda_prefix='/opt/conda', torch_cuda_variant='auto', t
                 problems.append('%s and %s %s: each env needs its own %s' % (
                     label(first), label(index), "are both named '%s'" % entry['name'] if field == 'name'
                     else 'both resolve to the prefix %s' % key(entry), field))
-    if torch_cuda_variant not in TORCH_VARIANT_CHOICES and not _WHEEL_VARIANT.match(str(torch_cuda_variant or '')):
+    if not known_variant(torch_cuda_variant):
         problems.append('conda_env_torch_cuda_variant is %r: expected auto, none, cpu or a CUDA variant such as cu128' % (torch_cuda_variant,))
     if not re.match(r'^(https?|file)://', torch_index or ''):
         problems.append('conda_env_torch_index is %r: expected an http(s):// or file:// URL' % (torch_index,))
