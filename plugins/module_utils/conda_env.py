@@ -905,6 +905,14 @@ def prefix_kind(has_prefix, has_conda_meta, has_history):
     return 'folder' if has_prefix else 'missing'
 
 
+def foreign_owner_problem(name, prefix, owner):
+    """An env folder another user owns (``owner``: a name, or the uid): root would run its python
+    (verify, pip) and so run what that user put there; nor is the user's folder root's to replace."""
+    return ('env %s: %s belongs to %s, not root: the role would run code from it as root. It is that user\'s '
+            'environment (made when the conda base was group-writable); move it away or give the env another name. '
+            'Nothing was changed' % (name, prefix, owner))
+
+
 def not_an_env_reason(prefix):
     return ('prefix %s is not a conda environment: conda-meta/history is missing (a create that did not finish; '
             'conda refuses every command on it); the folder is deleted and the env created again' % prefix)
