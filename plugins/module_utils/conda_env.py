@@ -45,7 +45,8 @@ _MATCHSPEC_NAME = re.compile(r'^(?:[^:\s]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)')
 _MATCHSPEC_BOUND = re.compile(r'(==|>=|>|=|~=)\s*([0-9][0-9.]*)')
 _PIP_NAME = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
 _PIP_PIN = re.compile(r'^==\s*([^\s,;]+)\s*(;.*)?$')
-_ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+# A folder name: at most 100 characters (a filesystem takes 255, and the env's lock files add to it).
+_ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$')
 # PyTorch's own projects, whose wheels come in one build per CUDA variant.
 TORCH_PROJECTS = ('torch', 'torchvision', 'torchaudio')
 TORCH_VARIANT_CHOICES = ('auto', 'none')
@@ -69,8 +70,9 @@ class CondaEnvError(Exception):
 
 def validate_env_name(name):
     if not isinstance(name, str) or not _ENV_NAME.match(name) or name == 'base':
-        raise CondaEnvError('name %r is not a usable environment name: letters, digits, ".", "_" and "-", '
-                            'not "base" (the base prefix belongs to the miniconda role)' % (name,))
+        raise CondaEnvError('name %r is not a usable environment name: up to 100 letters, digits, ".", "_" and "-", '
+                            'not "base" (the base prefix belongs to the miniconda role)' % (name if len(str(name)) <= 100
+                                                                                          else str(name)[:40] + '...',))
 
 
 def matchspec_name(spec):
@@ -446,7 +448,13 @@ def entry_problems(envs, conda_prefix='/opt/conda', torch_cuda_variant='auto', t
     for index, entry in enumerate(envs):
         if not entry.get('name'):
             problems.append('%s has no name: every env needs one' % label(index))
-        elif entry.get('state', 'present') == 'present' and ('file' in entry) == ('spec' in entry):
+            continue
+        try:
+            validate_env_name(entry['name'])
+        except CondaEnvError as error:
+            problems.append('conda_env_envs[%d]: %s' % (index, error))
+            continue
+        if entry.get('state', 'present') == 'present' and ('file' in entry) == ('spec' in entry):
             problems.append('%s has %s: an env to create needs exactly one of file and spec (or state: absent)'
                             % (label(index), 'both file and spec' if 'file' in entry else 'neither file nor spec'))
         variant = entry.get('torch_cuda_variant')
