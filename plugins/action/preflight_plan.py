@@ -16,7 +16,8 @@ ARGUMENT_SPEC = dict(
     facts=dict(type='dict', required=True),
     gpu=dict(type='dict'),
     supported_platforms=dict(type='dict', required=True),
-    min_python=dict(type='str', required=True),
+    # raw: an unquoted 3.10 arrives as the number 3.1, which input_problems names.
+    min_python=dict(type='raw', required=True),
     paths=dict(type='list', elements='dict', default=[], options=dict(
         path=dict(type='str', required=True),
         min_free_mib=dict(type='int', required=True),

@@ -354,6 +354,12 @@ def requested_flags(cpp_ext, cuda_ext, contrib):
     return [flag for flag, on in zip(CORE_FLAGS, (cpp_ext, cuda_ext)) if on] + sorted(named - set(CORE_FLAGS))
 
 
+# The least memory one compiler process of a torch C++/CUDA extension takes, in MiB, and the most of
+# any one kind of parallelism a node could use (more is a typo: no node has that many cores).
+MIN_MIB_PER_JOB = 256
+MAX_PARALLELISM = 1024
+
+
 def input_problems(inputs, version, legacy_apis_ref):
     """What is wrong with the role's inputs beyond their types (the argument spec checks those), one
     message per variable naming what was expected; empty when nothing is. Each check runs only for
@@ -362,7 +368,8 @@ def input_problems(inputs, version, legacy_apis_ref):
     ``inputs``: role variables without the ``apex_build_`` prefix (``env_prefix``, ``cpp_ext``,
     ``cuda_ext``, ``contrib_extensions``, ``source_type``, ``archive``, ``arch_list``, ``cache_dir``,
     ``work_dir``, ``controller_cache_dir``, ``poll_s``, ``timeout_s``, ``cache_url``,
-    ``cache_url_upload``, ``legacy_apis``); ``version``: the resolved version; ``legacy_apis_ref``:
+    ``cache_url_upload``, ``legacy_apis``, ``mib_per_job``, ``max_jobs``, ``parallel_build``, ``nvcc_threads``);
+    ``version``: the resolved version; ``legacy_apis_ref``:
     what ``legacy_apis_ref(version)`` says."""
     problems = []
     # The env prefix may be empty (no environment yet: the role says so in one line after the gate).
@@ -384,6 +391,13 @@ def input_problems(inputs, version, legacy_apis_ref):
     if "poll_s" in inputs and "timeout_s" in inputs and not 0 < int(inputs["poll_s"]) < int(inputs["timeout_s"]):
         problems.append("apex_build_timeout_s (%s) must exceed apex_build_poll_s (%s), which must be above 0."
                         % (inputs["timeout_s"], inputs["poll_s"]))
+    if "mib_per_job" in inputs and int(inputs["mib_per_job"]) < MIN_MIB_PER_JOB:
+        problems.append("apex_build_mib_per_job must be at least %d (MiB one compiler process of a torch extension takes; "
+                        "less turns the memory guard off), got %s." % (MIN_MIB_PER_JOB, inputs["mib_per_job"]))
+    for name in ("max_jobs", "parallel_build", "nvcc_threads"):
+        if name in inputs and not 0 <= int(inputs[name]) <= MAX_PARALLELISM:
+            problems.append("apex_build_%s must be from 0 (sized from cores and memory) to %d, got %s."
+                            % (name, MAX_PARALLELISM, inputs[name]))
     if inputs.get("cache_url") and not _CACHE_URL.match(inputs["cache_url"]):
         problems.append('apex_build_cache_url must be an http:// or https:// URL (got "%s").' % inputs["cache_url"])
     if inputs.get("cache_url_upload") and not inputs.get("cache_url"):

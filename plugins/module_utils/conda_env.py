@@ -45,7 +45,8 @@ _MATCHSPEC_NAME = re.compile(r'^(?:[^:\s]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)')
 _MATCHSPEC_BOUND = re.compile(r'(==|>=|>|=|~=)\s*([0-9][0-9.]*)')
 _PIP_NAME = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
 _PIP_PIN = re.compile(r'^==\s*([^\s,;]+)\s*(;.*)?$')
-_ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')
+# A folder name: at most 100 characters (a filesystem takes 255, and the env's lock files add to it).
+_ENV_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$')
 # PyTorch's own projects, whose wheels come in one build per CUDA variant.
 TORCH_PROJECTS = ('torch', 'torchvision', 'torchaudio')
 TORCH_VARIANT_CHOICES = ('auto', 'none')
@@ -69,8 +70,9 @@ class CondaEnvError(Exception):
 
 def validate_env_name(name):
     if not isinstance(name, str) or not _ENV_NAME.match(name) or name == 'base':
-        raise CondaEnvError('name %r is not a usable environment name: letters, digits, ".", "_" and "-", '
-                            'not "base" (the base prefix belongs to the miniconda role)' % (name,))
+        raise CondaEnvError('name %r is not a usable environment name: up to 100 letters, digits, ".", "_" and "-", '
+                            'not "base" (the base prefix belongs to the miniconda role)' % (name if len(str(name)) <= 100
+                                                                                          else str(name)[:40] + '...',))
 
 
 def matchspec_name(spec):
@@ -446,7 +448,13 @@ def entry_problems(envs, conda_prefix='/opt/conda', torch_cuda_variant='auto', t
     for index, entry in enumerate(envs):
         if not entry.get('name'):
             problems.append('%s has no name: every env needs one' % label(index))
-        elif entry.get('state', 'present') == 'present' and ('file' in entry) == ('spec' in entry):
+            continue
+        try:
+            validate_env_name(entry['name'])
+        except CondaEnvError as error:
+            problems.append('conda_env_envs[%d]: %s' % (index, error))
+            continue
+        if entry.get('state', 'present') == 'present' and ('file' in entry) == ('spec' in entry):
             problems.append('%s has %s: an env to create needs exactly one of file and spec (or state: absent)'
                             % (label(index), 'both file and spec' if 'file' in entry else 'neither file nor spec'))
         variant = entry.get('torch_cuda_variant')
@@ -903,6 +911,14 @@ def prefix_kind(has_prefix, has_conda_meta, has_history):
     if has_conda_meta:
         return 'not-an-env'
     return 'folder' if has_prefix else 'missing'
+
+
+def foreign_owner_problem(name, prefix, owner):
+    """An env folder another user owns (``owner``: a name, or the uid): root would run its python
+    (verify, pip) and so run what that user put there; nor is the user's folder root's to replace."""
+    return ('env %s: %s belongs to %s, not root: the role would run code from it as root. It is that user\'s '
+            'environment (made when the conda base was group-writable); move it away or give the env another name. '
+            'Nothing was changed' % (name, prefix, owner))
 
 
 def not_an_env_reason(prefix):

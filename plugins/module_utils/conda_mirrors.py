@@ -192,6 +192,11 @@ def choose(ranked, current=None, margin_ms=0):
     return chosen['url'], [r['url'] for r in healthy if r is not chosen]
 
 
+# Where conda puts a user's package cache and environments when the base is not writable for that user.
+USER_PKGS_DIR = '~/.conda/pkgs'
+USER_ENVS_DIR = '~/.conda/envs'
+
+
 def build_condarc(primary, channels, distribution, default_channels=None, custom_channels=None, solver=None,
                   pkgs_dirs=None, envs_dirs=None, proxy_servers=None, ssl_verify=None, settings=None):
     """The .condarc mapping that points conda at ``primary``; ``channels`` are names resolved through
@@ -212,6 +217,10 @@ def build_condarc(primary, channels, distribution, default_channels=None, custom
                                        for p in paths]
     if custom:
         condarc['custom_channels'] = custom
+    # The base is root's alone (the miniconda role): a configured list ends on each user's own folder
+    # (conda expands ~ per user), so that a user who cannot write the others still has a cache and envs.
+    pkgs_dirs, envs_dirs = [list(dict.fromkeys(list(folders) + [own])) if folders else folders
+                            for folders, own in ((pkgs_dirs, USER_PKGS_DIR), (envs_dirs, USER_ENVS_DIR))]
     optional = (('solver', solver), ('pkgs_dirs', pkgs_dirs), ('envs_dirs', envs_dirs),
                 ('proxy_servers', proxy_servers), ('ssl_verify', ssl_verify))
     condarc.update((key, value) for key, value in optional if value not in (None, [], {}))
@@ -231,11 +240,25 @@ def condarcs_for(mirrors, channels, distribution, **options):
     return [build_condarc(mirror, list(channels or []), distribution, **options) for mirror in mirrors]
 
 
+# The settings that decide where conda fetches packages from, and in what order.
+CHANNEL_KEYS = ('channels', 'channel_alias', 'default_channels', 'custom_channels', 'custom_multichannels',
+                'channel_priority')
+
+
 def loaded_config_sound(sources, system_file, condarc, distribution):
     """``(sound, problems)`` of what conda loads (``sources``: ``[{source, settings}]``, parsed
     ``conda config --show-sources``): sound when ``system_file`` is loaded with ``condarc``'s mirror
     and channels and no source breaks the channel policy; ``problems`` names those that do."""
     problems = ['a loaded source: %s' % problem for source in sources for problem in policy_problems(source['settings'], distribution)]
+    # conda merges every source (lists joined, later scalars winning): any other file, or a CONDA_*
+    # variable, that sets a channel key otherwise than the role sends conda elsewhere, unseen.
+    for source in sources:
+        if source['source'] == system_file:
+            continue
+        other = [key for key in CHANNEL_KEYS if key in source['settings'] and source['settings'][key] != condarc.get(key)]
+        if other:
+            problems.append('%s sets %s otherwise than %s, and conda merges it in: remove it there, or set it through '
+                            'the role' % (source['source'], ', '.join(other), system_file))
     system = next((source['settings'] for source in sources if source['source'] == system_file), None)
     sound = (system is not None and system.get('channel_alias', '') == condarc.get('channel_alias')
              and system.get('channels', []) == condarc.get('channels') and not problems)

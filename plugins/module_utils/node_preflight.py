@@ -65,8 +65,15 @@ def platform_version(facts):
 def input_problems(min_python, paths):
     """What the role's argument spec cannot say about its input: each problem names the variable."""
     problems = []
-    if not re.match(r'^[0-9]+\.[0-9]+$', str(min_python)):
+    if isinstance(min_python, float):
+        problems.append('bad input: preflight_min_python is the number %r: YAML reads an unquoted version as a number '
+                        '(3.10 becomes 3.1); quote it, such as "3.10"' % (min_python,))
+    elif not re.match(r'^[0-9]+\.[0-9]+$', str(min_python)):
         problems.append('bad input: preflight_min_python must be a version like "3.8", got %r' % (min_python,))
+    negative = [entry['path'] for entry in paths if int(entry.get('min_free_mib', 0)) < 0]
+    if negative:
+        problems.append('bad input: preflight_paths min_free_mib must be 0 or more (MiB); below 0 at: %s'
+                        % ', '.join(repr(path) for path in negative))
     relative = [entry['path'] for entry in paths if not str(entry['path']).startswith('/')]
     if relative:
         problems.append('bad input: preflight_paths must be a list of {path: <absolute path>, min_free_mib: <int>}; '

@@ -355,6 +355,7 @@ blas:
 
 import json
 import os
+import pwd
 import shutil
 import time
 
@@ -670,6 +671,19 @@ def diff_of(before, after):
     return {'before': ce.render_packages(before), 'after': ce.render_packages(after)}
 
 
+def refuse_foreign_prefix(name, prefix):
+    """As root, never act on an env folder another user owns (see ce.foreign_owner_problem)."""
+    if os.geteuid() != 0 or not os.path.lexists(prefix):
+        return
+    uid = os.lstat(prefix).st_uid
+    if uid != 0:
+        try:
+            owner = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            owner = 'uid %d' % uid
+        raise ce.CondaEnvError(ce.foreign_owner_problem(name, prefix, owner))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -696,6 +710,7 @@ def main():
         ce.validate_env_name(params['name'])
         conda = Conda(module)
         prefix = locate(conda, params['name'], params['prefix'])
+        refuse_foreign_prefix(params['name'], prefix)
         lock_dir = params['lock_dir'] or os.path.dirname(prefix.rstrip('/'))
         if params['state'] == 'present':
             result = ensure_present(module, conda, params['name'], prefix, lock_dir)

@@ -64,6 +64,13 @@ options:
       - The role's C(miniconda_group); the module says whether the node has it (RV(group_exists)), so that a
         run that finds it need not ask the node again.
     type: str
+  members:
+    description:
+      - The role's C(miniconda_group_members); the module returns those the node has no user for (RV(missing_members)),
+        so that the role refuses them before any change instead of creating a login for a typo.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -115,12 +122,19 @@ group_exists:
   returned: success
   type: bool
   sample: true
+missing_members:
+  description: The names in O(members) that are no user on the node, in the order given.
+  returned: success
+  type: list
+  elements: str
+  sample: [alcie]
 '''
 
 import grp
 import json
 import os
 import platform
+import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import choose_installer, install_action
@@ -154,6 +168,17 @@ def group_exists(name):
     return True
 
 
+def missing_users(names):
+    """The names the node has no user for."""
+    missing = []
+    for name in names:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            missing.append(name)
+    return missing
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -167,6 +192,7 @@ def main():
             marker=dict(type='path', required=True),
             allow_downgrade=dict(type='bool', default=False),
             group=dict(type='str'),
+            members=dict(type='list', elements='str', default=[]),
         ),
         supports_check_mode=True,
     )
@@ -183,7 +209,8 @@ def main():
                                   exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
     except ValueError as error:
         module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
-    module.exit_json(changed=False, installer=installer, group_exists=group_exists(params['group']), **decision)
+    module.exit_json(changed=False, installer=installer, group_exists=group_exists(params['group']),
+                     missing_members=missing_users(params['members']), **decision)
 
 
 if __name__ == '__main__':

@@ -62,3 +62,21 @@ def test_the_killed_conda_stopped_midway_and_nothing_is_left_unfinished(host):
     assert reached["done"] == ["unlink libfoo-1.1.0-h4616a5c_0"] and reached["left"] == ["link libfoo-1.0.0-h4616a5c_0"]
     assert not host.file("/proc/%d" % reached["pid"]).exists, "the paused conda was never killed"
     assert host.check_output("find /opt/conda/envs -maxdepth 1 -name '*.in-progress.json'") == ""
+
+
+def test_a_group_member_makes_and_uses_an_env_of_their_own_and_cannot_touch_roots(host, mirrors):
+    """The base is root's alone: mluser (a member of the conda group) gets the env and the package
+    cache in their home, through the configured lists' ~/.conda entries, and cannot change root's env."""
+    member = "runuser -u mluser -- env HOME=/home/mluser "
+    created = host.run(member + "/opt/conda/bin/conda create -y -n mine libfoo=1.0 --json")
+    assert created.rc == 0, created.stdout + created.stderr
+    assert json.loads(created.stdout)["prefix"] == "/home/mluser/.conda/envs/mine"
+    assert host.file("/home/mluser/.conda/envs/mine/conda-meta/history").user == "mluser"
+    assert host.file("/home/mluser/.conda/pkgs").is_directory
+    listed = json.loads(host.check_output(member + "/opt/conda/bin/conda list -n mine --json"))
+    assert [p["name"] for p in listed] == ["libfoo"]
+    for attempt in ("echo planted >> /opt/conda/envs/demo-blas/bin/python",
+                    "mv /opt/conda/envs/demo-blas /opt/conda/envs/demo-blas-old",
+                    "mkdir /opt/conda/envs/demo-pip",
+                    "mkdir /opt/conda/pkgs/planted-1.0-0"):
+        assert host.run(member + "sh -c %s", attempt).rc != 0, attempt

@@ -409,7 +409,8 @@ def test_a_cpp_only_build_runs_without_gpu():
 
 ROLE_INPUTS = dict(env_prefix="/opt/conda/envs/torch", cpp_ext=True, cuda_ext=True, contrib_extensions=[], source_type="git",
                    archive="", arch_list="", cache_dir="/var/cache/aistack/apex-wheels", work_dir="/var/tmp/aistack-apex-build",
-                   controller_cache_dir="", poll_s=15, timeout_s=7200, cache_url="", cache_url_upload=False, legacy_apis=False)
+                   controller_cache_dir="", poll_s=15, timeout_s=7200, cache_url="", cache_url_upload=False, legacy_apis=False,
+                   mib_per_job=3686, max_jobs=0, parallel_build=0, nvcc_threads=0)
 
 
 def test_the_shipped_defaults_are_good_input():
@@ -431,6 +432,9 @@ def test_the_shipped_defaults_are_good_input():
     (dict(poll_s=0), "25.05", "apex_build_timeout_s (7200) must exceed apex_build_poll_s (0), which must be above 0."),
     (dict(cache_url="ftp://cache.example/apex"), "25.05", 'apex_build_cache_url must be an http:// or https:// URL (got "ftp://'),
     (dict(cache_url_upload=True), "25.05", "apex_build_cache_url_upload needs apex_build_cache_url"),
+    (dict(mib_per_job=0), "25.05", "apex_build_mib_per_job must be at least 256 (MiB one compiler process"),
+    (dict(max_jobs=-1), "25.05", "apex_build_max_jobs must be from 0 (sized from cores and memory) to 1024, got -1."),
+    (dict(nvcc_threads=100000), "25.05", "apex_build_nvcc_threads must be from 0 (sized from cores and memory) to 1024"),
 ])
 def test_each_bad_input_is_named_with_what_was_expected(changed, version, message):
     problems = apex_build.input_problems(dict(ROLE_INPUTS, **changed), version, None)

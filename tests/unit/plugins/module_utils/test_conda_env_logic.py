@@ -216,9 +216,12 @@ def test_predicted_pip_uses_pins_and_keeps_undeclared():
 
 def test_validate_env_name():
     ce.validate_env_name('demo-pip')
+    ce.validate_env_name('e' * 100)
     for bad in ('base', '../x', '', None):
         with pytest.raises(ce.CondaEnvError):
             ce.validate_env_name(bad)
+    with pytest.raises(ce.CondaEnvError, match=r"^name 'eeee.*\.\.\.' is not a usable environment name: up to 100"):
+        ce.validate_env_name('e' * 300)
 
 
 def test_parse_json_skips_pip_text_with_brackets():

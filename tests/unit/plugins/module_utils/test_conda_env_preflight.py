@@ -126,6 +126,9 @@ def test_each_broken_rule_of_the_env_list_is_named_alone():
     spec = {'dependencies': ['python=3.11']}
     assert ce.entry_problems([{'name': 'torch', 'spec': spec}, {'name': 'old', 'state': 'absent'}]) == []
     assert ce.entry_problems([{'spec': spec}]) == ['conda_env_envs[0] has no name: every env needs one']
+    assert ce.entry_problems([{'name': '../escape', 'spec': spec}]) == [
+        "conda_env_envs[0]: name '../escape' is not a usable environment name: up to 100 letters, digits, \".\", \"_\" "
+        "and \"-\", not \"base\" (the base prefix belongs to the miniconda role)"]
     assert ce.entry_problems([{'name': 'work', 'spec': spec}, {'name': 'work', 'spec': spec}]) == [
         "conda_env_envs[0] ('work') and conda_env_envs[1] ('work') are both named 'work': each env needs its own name"]
     assert ce.entry_problems([{'name': 'work', 'file': 'a.yml', 'spec': spec}, {'name': 'other'}]) == [

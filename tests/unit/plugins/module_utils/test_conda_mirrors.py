@@ -107,10 +107,22 @@ def test_tokens_are_redacted():
 def test_condarc_for_miniforge_matches_what_conda_loaded():
     condarc = cm.build_condarc('file:///srv/conda-mirror/', ['conda-forge'], 'miniforge', solver='classic',
                                pkgs_dirs=['/opt/conda/pkgs'], envs_dirs=['/opt/conda/envs'])
-    # The recorded conda 26.7 run loaded this .condarc; every key the role writes reads back the same.
+    # The recorded conda 26.7 run loaded this .condarc, but for the users' own folders that the role
+    # has since added at the end of a configured list; every other key the role writes reads back the same.
     loaded = yaml.safe_load(cm.parse_show_sources(read_conda('conda-config-show-sources.txt'))[0][1])
-    assert dict((k, loaded[k]) for k in condarc) == condarc
+    assert condarc['pkgs_dirs'] == loaded['pkgs_dirs'] + ['~/.conda/pkgs']
+    assert condarc['envs_dirs'] == loaded['envs_dirs'] + ['~/.conda/envs']
+    assert dict((k, loaded[k]) for k in condarc if not k.endswith('_dirs')) == dict(
+        (k, v) for k, v in condarc.items() if not k.endswith('_dirs'))
     assert 'default_channels' not in condarc and not cm.has_credentials(condarc)
+
+
+def test_a_configured_folder_list_ends_on_the_users_own_once():
+    condarc = cm.build_condarc('https://mirror.example/', ['conda-forge'], 'miniforge',
+                               pkgs_dirs=['/scratch/pkgs', '~/.conda/pkgs'], envs_dirs=['/scratch/envs'])
+    assert condarc['pkgs_dirs'] == ['/scratch/pkgs', '~/.conda/pkgs']
+    assert condarc['envs_dirs'] == ['/scratch/envs', '~/.conda/envs']
+    assert 'pkgs_dirs' not in cm.build_condarc('https://mirror.example/', ['conda-forge'], 'miniforge')
 
 
 def test_condarc_with_defaults_for_miniconda():
@@ -197,8 +209,28 @@ def test_loaded_config_of_real_conda():
     # That recorded .condarc sets default_channels: fine for Miniconda, a stray "defaults" for Miniforge.
     sound, problems = cm.loaded_config_sound(sources, '/home/ml/.condarc', condarc, 'miniforge')
     assert not sound and problems[0].startswith('a loaded source: Miniforge takes no "defaults"')
-    assert cm.loaded_config_sound(sources, '/opt/conda/.condarc', condarc, 'miniconda') == (False, [])
+    # Without the system file loaded it is not sound, and the one source's own channel settings are named.
+    sound, problems = cm.loaded_config_sound(sources, '/opt/conda/.condarc', condarc, 'miniconda')
+    assert not sound and problems == ['/home/ml/.condarc sets default_channels, channel_priority otherwise than '
+                                      '/opt/conda/.condarc, and conda merges it in: remove it there, or set it through the role']
     assert not cm.loaded_config_sound(sources, '/home/ml/.condarc', dict(condarc, channel_alias='http://other'), 'miniconda')[0]
+
+
+def test_another_source_that_sets_a_channel_key_otherwise_is_named():
+    """A file the role did not write (condarc.d, /etc/conda, root's ~/.condarc) or a CONDA_* variable that
+    redirects conda; a user's copy of the role's file, the same settings, is no problem."""
+    condarc = cm.build_condarc('https://mirror.example/', ['conda-forge'], 'miniforge')
+    system = {'source': '/opt/conda/.condarc', 'settings': dict(condarc)}
+    copy = {'source': '/home/ml/.condarc', 'settings': dict(condarc)}
+    dropin = {'source': '/opt/conda/condarc.d/zz.yml', 'settings': {'channel_alias': 'https://evil.example', 'always_yes': True}}
+    env = {'source': 'envvars', 'settings': {'channels': ['conda-forge', 'bioconda']}}
+    assert cm.loaded_config_sound([system, copy], '/opt/conda/.condarc', condarc, 'miniforge') == (True, [])
+    sound, problems = cm.loaded_config_sound([system, copy, dropin, env], '/opt/conda/.condarc', condarc, 'miniforge')
+    assert not sound and problems == [
+        '/opt/conda/condarc.d/zz.yml sets channel_alias otherwise than /opt/conda/.condarc, and conda merges it in: '
+        'remove it there, or set it through the role',
+        'envvars sets channels otherwise than /opt/conda/.condarc, and conda merges it in: remove it there, or set it '
+        'through the role']
 
 
 @pytest.mark.parametrize('text, alias', [

@@ -117,6 +117,14 @@ def test_a_virtual_machine_or_unknown_node_is_not_a_container():
     assert not node_preflight.is_container(None, None)
 
 
+def test_an_unquoted_version_and_a_negative_free_space_are_named():
+    assert node_preflight.input_problems(3.1, []) == [
+        'bad input: preflight_min_python is the number 3.1: YAML reads an unquoted version as a number (3.10 becomes '
+        '3.1); quote it, such as "3.10"']
+    assert node_preflight.input_problems("3.10", [{"path": "/opt", "min_free_mib": -1}]) == [
+        "bad input: preflight_paths min_free_mib must be 0 or more (MiB); below 0 at: '/opt'"]
+
+
 def test_input_problems_name_the_variable():
     assert node_preflight.input_problems("3.8", [{"path": "/opt"}]) == []
     assert node_preflight.input_problems("3", [])[0].startswith('bad input: preflight_min_python must be a version like "3.8"')

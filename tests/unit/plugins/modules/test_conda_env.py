@@ -385,3 +385,17 @@ def test_conda_error_with_the_mirror_password_is_redacted_in_msg(node, capsys):
     code, result = run_module(conda_env, args, capsys)
     assert code == 1 and 'channel unreachable' in result['msg'], result
     assert secret not in json.dumps(result) and 'mirroruser:***@mirror.example' in result['msg']
+
+
+@pytest.mark.parametrize('state', ['present', 'absent'])
+def test_an_env_folder_another_user_owns_is_refused_before_conda_runs(node, capsys, state):
+    """Left by the days when the conda base was group-writable: root must not run a user's env."""
+    fake, args, envs = node
+    os.makedirs(args['prefix'] + '/conda-meta')
+    os.chown(args['prefix'], 65534, 65534)
+    code, result = run_module(conda_env, dict(args, state=state), capsys)
+    assert code == 1 and result['msg'] == (
+        'env demo-pip: %s belongs to nobody, not root: the role would run code from it as root. It is that '
+        "user's environment (made when the conda base was group-writable); move it away or give the env another "
+        'name. Nothing was changed' % args['prefix'])
+    assert fake.calls == [] or all(call[0] == 'info' for call in fake.calls)

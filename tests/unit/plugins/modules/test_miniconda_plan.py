@@ -122,3 +122,11 @@ def test_says_whether_the_node_has_the_group(node, capsys):
     assert plan(node, capsys, group=known)[1]["group_exists"] is True
     assert plan(node, capsys, group="aistack-no-such-group")[1]["group_exists"] is False
     assert plan(node, capsys)[1]["group_exists"] is None
+
+
+def test_names_group_members_that_are_no_user(node, capsys):
+    import pwd
+    known = pwd.getpwuid(os.getuid()).pw_name
+    assert plan(node, capsys, members=["aistack-no-such-user", known, "alcie"])[1]["missing_members"] == [
+        "aistack-no-such-user", "alcie"]
+    assert plan(node, capsys)[1]["missing_members"] == []

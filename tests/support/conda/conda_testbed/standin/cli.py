@@ -25,7 +25,7 @@ import urllib.request
 
 import yaml
 
-from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError
+from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError, first_writable
 
 CONDA_VERSION = "26.7.1"
 # Test hook, not a conda setting: pause a transaction halfway so a test can kill it (pause_midway).
@@ -193,7 +193,7 @@ class Context:
                 if must_exist:
                     raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % os.path.join(
                         self.config.envs_dirs[0], name), location=os.path.join(self.config.envs_dirs[0], name))
-                prefix = os.path.join(self.config.envs_dirs[0], name)
+                prefix = os.path.join(self.writable_envs_dir(), name)
         if prefix is None:
             prefix = os.environ.get("CONDA_PREFIX") or self.root
         if must_exist and not os.path.isdir(prefix):
@@ -216,9 +216,21 @@ class Context:
                 "base": prefix == self.root, "frozen": os.path.exists(os.path.join(meta, "frozen")),
                 "writable": os.access(prefix, os.W_OK)}
 
-    @property
-    def pkgs_dir(self):
-        return self.config.pkgs_dirs[0]
+    def writable_envs_dir(self):
+        """Where a new environment named on the command line goes; made, with conda's magic file, if need be."""
+        found = first_writable(self.config.envs_dirs, ".conda_envs_dir_test")
+        if found is None:
+            raise CondaError("NoWritableEnvsDirError", "No writeable envs directories configured.\n  - %s"
+                             % "\n  - ".join(self.config.envs_dirs), envs_dirs=self.config.envs_dirs)
+        return found
+
+    def writable_pkgs_dir(self):
+        """The package cache this process downloads into; made, with conda's magic file urls.txt, if need be."""
+        found = first_writable(self.config.pkgs_dirs, "urls.txt")
+        if found is None:
+            raise CondaError("NoWritablePkgsDirError", "No writeable pkgs directories configured.\n  - %s"
+                             % "\n  - ".join(self.config.pkgs_dirs), pkgs_dirs=self.config.pkgs_dirs)
+        return found
 
 
 def not_an_env(prefix):
@@ -585,7 +597,8 @@ def diff(installed, target):
 
 
 def package_cached(ctx, record):
-    return os.path.isdir(os.path.join(ctx.pkgs_dir, dist_name(record)))
+    """In any cache, writable or not: conda reads them all and fetches only what none has."""
+    return any(os.path.isdir(os.path.join(pkgs_dir, dist_name(record))) for pkgs_dir in ctx.config.pkgs_dirs)
 
 
 def actions_json(ctx, prefix, link, unlink, dry_run=False, pip=None):
@@ -651,13 +664,13 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
         if update_specs or remove_specs:
             write_history(prefix, argv, [], [], update_specs, remove_specs)
         return link, unlink
-    os.makedirs(ctx.pkgs_dir, exist_ok=True)
+    cache = ctx.writable_pkgs_dir()
     unlinking = topological(unlink)[::-1]
-    backups = pause_midway(ctx, prefix, unlinking, link) if pause_requested() else []
+    backups = pause_midway(cache, prefix, unlinking, link) if pause_requested() else []
     for record in unlinking:
         if os.path.exists(record_path(prefix, record)):
             backups += unlink_with_backups(prefix, record)
-    link_packages(ctx, prefix, list(target))
+    link_packages(cache, prefix, list(target))
     for path in backups:
         os.unlink(path)
     write_history(prefix, argv, ["%s/%s::%s" % (ctx.config.canonical_name(str(r.channel)), r.subdir, dist_name(r)) for r in link],
@@ -667,14 +680,14 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
     return link, unlink
 
 
-def link_packages(ctx, prefix, records):
+def link_packages(cache, prefix, records):
     """rattler makes the prefix hold ``records``. It writes an empty conda-meta/history into a new
     prefix at once; conda writes it last (write_history), so a killed create leaves none."""
     import rattler
 
     history = os.path.join(prefix, "conda-meta", "history")
     had_history = os.path.exists(history)
-    asyncio.run(rattler.install(records, prefix, cache_dir=ctx.pkgs_dir, installed_packages=installed_records(prefix),
+    asyncio.run(rattler.install(records, prefix, cache_dir=cache, installed_packages=installed_records(prefix),
                                 show_progress=False))
     if not had_history and os.path.exists(history):
         os.unlink(history)
@@ -709,7 +722,7 @@ def pause_requested():
         return handle.read().strip() or "midway"
 
 
-def pause_midway(ctx, prefix, unlinking, link):
+def pause_midway(cache, prefix, unlinking, link):
     """Test hook (``CONDA_TESTBED_PAUSE_FILE``, only while that file exists). An empty file: do the
     first half of the transaction's actions in conda's order (unlinks, then links), so that conda-meta
     is partly rewritten and dependencies may be broken. ``unlink-files`` in it: rename the first half
@@ -734,7 +747,7 @@ def pause_midway(ctx, prefix, unlinking, link):
                 backups += unlink_with_backups(prefix, record)
         linked = [r for kind, r in done if kind == "link"]
         if linked:
-            link_packages(ctx, prefix, installed_records(prefix) + linked)
+            link_packages(cache, prefix, installed_records(prefix) + linked)
         report.update(done=["%s %s" % (kind, dist_name(r)) for kind, r in done],
                       left=["%s %s" % (kind, dist_name(r)) for kind, r in actions[len(done):]])
     with open(pause_file + ".reached.tmp", "w") as handle:
@@ -824,7 +837,7 @@ def cmd_info(ctx, args, out):
     data = {"platform": "linux-64", "conda_version": CONDA_VERSION, "conda_env_version": CONDA_VERSION,
             "conda_build_version": "not installed", "root_prefix": ctx.root, "conda_prefix": ctx.root,
             "av_data_dir": os.path.join(ctx.root, "etc", "conda"), "av_metadata_url_base": None,
-            "root_writable": os.access(ctx.root, os.W_OK), "pkgs_dirs": config.pkgs_dirs, "envs_dirs": config.envs_dirs,
+            "root_writable": config.root_writable, "pkgs_dirs": config.pkgs_dirs, "envs_dirs": config.envs_dirs,
             "default_prefix": os.environ.get("CONDA_PREFIX") or ctx.root, "active_prefix": os.environ.get("CONDA_PREFIX"),
             "active_prefix_name": None, "conda_shlvl": int(os.environ.get("CONDA_SHLVL", -1)), "channels": channels,
             "user_rc_path": os.path.expanduser("~/.condarc"), "rc_path": os.path.expanduser("~/.condarc"),

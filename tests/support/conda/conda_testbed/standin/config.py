@@ -41,6 +41,35 @@ def search_path(root):
     return paths
 
 
+def appendable(path):
+    """Whether an existing file ``path`` opens for appending (conda's writability test of a magic file)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        open(path, "a").close()
+    except OSError:
+        return False
+    return True
+
+
+def first_writable(folders, magic):
+    """The first folder whose ``magic`` file opens for appending or, where that file is missing, that can be made
+    with it (conda's ``first_writable_envs_dir`` and ``PackageCacheData.first_writable``); None if none."""
+    for folder in folders:
+        path = os.path.join(folder, magic)
+        if os.path.isfile(path):
+            if appendable(path):
+                return folder
+            continue
+        try:
+            os.makedirs(folder, exist_ok=True)
+            open(path, "a").close()
+        except OSError:
+            continue
+        return folder
+    return None
+
+
 class CondaConfigError(Exception):
     """A .condarc that is not a YAML mapping."""
 
@@ -124,14 +153,23 @@ class Config:
         return {str(k): str(v).rstrip("/") for k, v in (self.get("custom_channels") or {}).items()}
 
     @property
+    def root_writable(self):
+        """conda's ``context.root_writable``: the base's ``conda-meta/history`` opens for appending."""
+        return appendable(os.path.join(self.root, "conda-meta", "history"))
+
+    @property
     def envs_dirs(self):
+        """The configured folders, then the base's and the user's: the user's first where the base is not
+        writable (conda's ``mockable_context_envs_dirs``)."""
         configured = [os.path.expanduser(p) for p in (self.get("envs_dirs") or [])]
-        return configured + [os.path.join(self.root, "envs"), os.path.expanduser("~/.conda/envs")]
+        fixed = [os.path.join(self.root, "envs"), os.path.expanduser("~/.conda/envs")]
+        return configured + (fixed if self.root_writable else fixed[::-1])
 
     @property
     def pkgs_dirs(self):
+        """The configured caches, else the base's and the user's (conda's ``context.pkgs_dirs``)."""
         configured = [os.path.expanduser(p) for p in (self.get("pkgs_dirs") or [])]
-        return configured or [os.path.join(self.root, "pkgs")]
+        return configured or [os.path.join(self.root, "pkgs"), os.path.expanduser("~/.conda/pkgs")]
 
     @property
     def conda_build_local_paths(self):

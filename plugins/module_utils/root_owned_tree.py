@@ -1,0 +1,84 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A folder tree that root runs or sources from, kept changeable by root alone.
+
+Anything in such a tree that another user owns, or that a group or everyone may write, is a way
+for that user or group to run code as root. The judgement is pure (``entry_problems``); the walk
+reads only ``lstat``; ``make_root_owned`` changes what the walk found and nothing else.
+"""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import stat
+from collections import namedtuple
+
+WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+
+# One path that is not root's alone: its lstat owner and mode, and why.
+Problem = namedtuple('Problem', ['path', 'uid', 'mode', 'reasons'])
+
+
+def entry_problems(uid, mode):
+    """Why a path with this owner and ``lstat`` mode is not root's alone: a list of short reasons.
+
+    A symbolic link's own mode means nothing (it is always 0777); its owner still does.
+    """
+    problems = []
+    if uid != 0:
+        problems.append('owned by uid %d' % uid)
+    if not stat.S_ISLNK(mode) and mode & WRITABLE_BY_OTHERS:
+        problems.append('mode %04o writable by %s' % (
+            stat.S_IMODE(mode), ' and '.join(
+                who for who, bit in (('group', stat.S_IWGRP), ('others', stat.S_IWOTH)) if mode & bit)))
+    return problems
+
+
+def scan(top, members_under=()):
+    """Walk ``top`` without following links.
+
+    Returns ``(problems, left_alone)``: the ``Problem`` entries in walk order; and
+    the entries of the folders ``members_under`` (relative to ``top``, such as ``envs``) that root
+    does not own, which are their owners' own (an environment a user made) and are not walked.
+    """
+    members_dirs = set(os.path.join(top, relative) for relative in members_under)
+    problems = []
+    left_alone = []
+
+    def judge(path, status):
+        reasons = entry_problems(status.st_uid, status.st_mode)
+        if reasons:
+            problems.append(Problem(path, status.st_uid, status.st_mode, reasons))
+
+    judge(top, os.lstat(top))
+    for folder, dirnames, filenames in os.walk(top, topdown=True, followlinks=False):
+        kept = []
+        for name in sorted(dirnames):
+            path = os.path.join(folder, name)
+            status = os.lstat(path)
+            if folder in members_dirs and status.st_uid != 0 and stat.S_ISDIR(status.st_mode):
+                left_alone.append(path)
+                continue
+            judge(path, status)
+            kept.append(name)
+        dirnames[:] = kept
+        for name in sorted(filenames):
+            path = os.path.join(folder, name)
+            judge(path, os.lstat(path))
+    return problems, left_alone
+
+
+def make_root_owned(problems):
+    """Give each problem path to root and take group and other write off it (never through a link)."""
+    for problem in problems:
+        if problem.uid != 0:
+            os.lchown(problem.path, 0, -1)
+        if not stat.S_ISLNK(problem.mode) and problem.mode & WRITABLE_BY_OTHERS:
+            os.chmod(problem.path, stat.S_IMODE(problem.mode) & ~WRITABLE_BY_OTHERS)
+
+
+def describe(problems, limit):
+    """The first ``limit`` problems as the module returns them."""
+    return [{'path': problem.path, 'reasons': problem.reasons} for problem in problems[:limit]]

@@ -1,0 +1,40 @@
+import os
+import stat
+
+from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.modules import root_owned_tree
+
+
+def group_writable_base(tmp_path):
+    base = tmp_path / "conda"
+    (base / "bin").mkdir(parents=True)
+    for name in ("conda", "python", "pip"):
+        (base / "bin" / name).write_text("")
+        os.chmod(base / "bin" / name, 0o775)
+    return base
+
+
+def test_check_mode_reports_and_changes_nothing(capsys, tmp_path):
+    base = group_writable_base(tmp_path)
+    code, result = run_module(root_owned_tree, {"path": str(base), "report_limit": 2, "_ansible_check_mode": True,
+                                                "_ansible_diff": True}, capsys)
+    assert code == 0 and result["changed"] is True and result["found"] == 3
+    assert result["entries"] == [{"path": str(base / "bin/conda"), "reasons": ["mode 0775 writable by group"]},
+                                 {"path": str(base / "bin/pip"), "reasons": ["mode 0775 writable by group"]}]
+    assert result["diff"]["before"].endswith("(and 1 more)\n")
+    assert stat.S_IMODE(os.stat(base / "bin/conda").st_mode) == 0o775
+
+
+def test_fixes_then_a_rerun_changes_nothing(capsys, tmp_path):
+    base = group_writable_base(tmp_path)
+    code, result = run_module(root_owned_tree, {"path": str(base)}, capsys)
+    assert code == 0 and result["changed"] is True and result["found"] == 3 and "diff" not in result
+    code, result = run_module(root_owned_tree, {"path": str(base)}, capsys)
+    assert code == 0 and result == {"changed": False, "found": 0, "entries": [], "left_alone": [],
+                                    "invocation": result["invocation"]}
+
+
+def test_refuses_a_path_that_is_no_folder(capsys, tmp_path):
+    code, result = run_module(root_owned_tree, {"path": str(tmp_path / "missing")}, capsys)
+    assert code == 1
+    assert result["msg"] == "path must be an existing folder given by an absolute path (not a link): %s" % (tmp_path / "missing")
