@@ -70,9 +70,9 @@ class CondaEnvError(Exception):
 
 def validate_env_name(name):
     if not isinstance(name, str) or not _ENV_NAME.match(name) or name == 'base':
+        shown = name if len(str(name)) <= 100 else str(name)[:40] + '...'
         raise CondaEnvError('name %r is not a usable environment name: up to 100 letters, digits, ".", "_" and "-", '
-                            'not "base" (the base prefix belongs to the miniconda role)' % (name if len(str(name)) <= 100
-                                                                                          else str(name)[:40] + '...',))
+                            'not "base" (the base prefix belongs to the miniconda role)' % (shown,))
 
 
 def matchspec_name(spec):
