@@ -511,7 +511,13 @@ def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_
 
 def published(declared, conda_prefix, lock_dir=None, results=None, env_name='', env_prefix=''):
     """conda_env's result facts: ``{info: {name: {...}}, target: {...} or None}`` (published_envs,
-    target_env). Raises CondaEnvError naming the variable at fault."""
+    target_env). Raises CondaEnvError naming the variable at fault, an env name that is no plain folder
+    name included: site.yml's preflight play publishes before any change."""
+    for index, entry in enumerate(declared or []):
+        try:
+            validate_env_name(entry.get('name'))
+        except CondaEnvError as error:
+            raise CondaEnvError('conda_env_envs[%d]: %s' % (index, error))
     envs = published_envs(declared or [], conda_prefix, lock_dir or None, results or [])
     return {'info': envs, 'target': target_env(envs, env_name or '', env_prefix or '')}
 

@@ -120,6 +120,9 @@ def test_published_facts_and_the_variable_at_fault():
     assert ce.published(declared, '/opt/conda', env_prefix='/opt/torch/.venv')['target']['name'] == 'torch'
     with pytest.raises(ce.CondaEnvError, match="aistack_env_name: no environment 'nope'"):
         ce.published(declared, '/opt/conda', env_name='nope')
+    # site.yml's preflight play publishes before any change: a name that climbs out is refused there.
+    with pytest.raises(ce.CondaEnvError, match=r"^conda_env_envs\[1\]: name '\.\./escape' is not a usable environment name"):
+        ce.published(declared[:1] + [{'name': '../escape'}], '/opt/conda')
 
 
 def test_each_broken_rule_of_the_env_list_is_named_alone():
