@@ -193,7 +193,7 @@ class Context:
                 if must_exist:
                     raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % os.path.join(
                         self.config.envs_dirs[0], name), location=os.path.join(self.config.envs_dirs[0], name))
-                prefix = os.path.join(self.writable_envs_dir(), name)
+                prefix = os.path.join(self.writable_dir("envs"), name)
         if prefix is None:
             prefix = os.environ.get("CONDA_PREFIX") or self.root
         if must_exist and not os.path.isdir(prefix):
@@ -216,22 +216,21 @@ class Context:
                 "base": prefix == self.root, "frozen": os.path.exists(os.path.join(meta, "frozen")),
                 "writable": os.access(prefix, os.W_OK)}
 
-    def writable_envs_dir(self):
-        """Where a new environment named on the command line goes; made, with conda's magic file, if need be."""
-        found = first_writable(self.config.envs_dirs, ".conda_envs_dir_test")
-        if found is None:
-            raise CondaError("NoWritableEnvsDirError", "No writeable envs directories configured.\n  - %s"
-                             % "\n  - ".join(self.config.envs_dirs), envs_dirs=self.config.envs_dirs)
-        return found
+    # conda's magic file in each kind of folder, and the error when none of them is writable.
+    WRITABLE = {"envs": (".conda_envs_dir_test", "NoWritableEnvsDirError"),
+                "pkgs": ("urls.txt", "NoWritablePkgsDirError")}
 
-    def writable_pkgs_dir(self):
-        """The package cache this process downloads into; made, with conda's magic file urls.txt, if need be."""
-        found = first_writable(self.config.pkgs_dirs, "urls.txt")
+    def writable_dir(self, kind):
+        """Where a new environment named on the command line goes (``envs``), or the package cache this
+        process downloads into (``pkgs``): the first of conda's folders of that kind that is writable,
+        made with conda's magic file if need be."""
+        folders = getattr(self.config, kind + "_dirs")
+        magic, error = self.WRITABLE[kind]
+        found = first_writable(folders, magic)
         if found is None:
-            raise CondaError("NoWritablePkgsDirError", "No writeable pkgs directories configured.\n  - %s"
-                             % "\n  - ".join(self.config.pkgs_dirs), pkgs_dirs=self.config.pkgs_dirs)
+            raise CondaError(error, "No writeable %s directories configured.\n  - %s" % (kind, "\n  - ".join(folders)),
+                             **{kind + "_dirs": folders})
         return found
-
 
 def not_an_env(prefix):
     """Conda's refusal of a folder without conda-meta/history (exceptions.DirectoryNotACondaEnvironmentError)."""
@@ -664,7 +663,7 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
         if update_specs or remove_specs:
             write_history(prefix, argv, [], [], update_specs, remove_specs)
         return link, unlink
-    cache = ctx.writable_pkgs_dir()
+    cache = ctx.writable_dir("pkgs")
     unlinking = topological(unlink)[::-1]
     backups = pause_midway(cache, prefix, unlinking, link) if pause_requested() else []
     for record in unlinking:
