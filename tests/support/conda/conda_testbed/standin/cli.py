@@ -232,6 +232,7 @@ class Context:
                              **{kind + "_dirs": folders})
         return found
 
+
 def not_an_env(prefix):
     """Conda's refusal of a folder without conda-meta/history (exceptions.DirectoryNotACondaEnvironmentError)."""
     return CondaError("DirectoryNotACondaEnvironmentError",
