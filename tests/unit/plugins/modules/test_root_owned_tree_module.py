@@ -30,8 +30,8 @@ def test_fixes_then_a_rerun_changes_nothing(capsys, tmp_path):
     code, result = run_module(root_owned_tree, {"path": str(base)}, capsys)
     assert code == 0 and result["changed"] is True and result["found"] == 3 and "diff" not in result
     code, result = run_module(root_owned_tree, {"path": str(base)}, capsys)
-    assert code == 0 and result == {"changed": False, "found": 0, "entries": [], "left_alone": [],
-                                    "invocation": result["invocation"]}
+    result.pop("invocation", None)  # ansible-core 2.21 no longer returns it
+    assert code == 0 and result == {"changed": False, "found": 0, "entries": [], "left_alone": []}
 
 
 def test_refuses_a_path_that_is_no_folder(capsys, tmp_path):
