@@ -19,6 +19,7 @@ import re
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
     ARCH_SUPPORT,
     DRIVER_BRANCHES,
+    DRIVER_BRANCHES_ADDED,
     EXTENSION_BUILD_RULES,
     FORWARD_COMPAT,
     GPU_GENERATIONS,
@@ -592,6 +593,12 @@ def _lifecycle_status(entry, today):
     return "end_of_life" if today >= _eol_end(entry["eol"]) else "supported"
 
 
+def driver_branches():
+    """Every driver branch the tables know, ``{"R580": entry, ...}``: the data file's and the ones added beside it."""
+    return dict((key, entry) for table in (DRIVER_BRANCHES, DRIVER_BRANCHES_ADDED) for key, entry in table.items()
+                if re.match(r"^R\d+$", key))
+
+
 def branch_lifecycle(branch, today=None):
     """The lifecycle of driver branch ``branch`` (an int, 580) on ``today`` (a ``datetime.date``,
     default the current date), from the tables' end-of-life months.
@@ -602,14 +609,16 @@ def branch_lifecycle(branch, today=None):
     oldest newer branch still supported, as ``{branch, designation, eol}``, or None) and ``source``.
     """
     today = today or datetime.date.today()
-    entry = DRIVER_BRANCHES.get("R%d" % branch) or {}
+    branches = driver_branches()
+    entry = branches.get("R%d" % branch) or {}
     lifecycle = {"branch": "R%d" % branch, "designation": entry.get("designation"), "eol": entry.get("eol"),
-                 "status": _lifecycle_status(entry, today), "successor": None, "source": DRIVER_BRANCHES["source"]}
+                 "status": _lifecycle_status(entry, today), "successor": None,
+                 "source": entry.get("source") or DRIVER_BRANCHES["source"]}
     if lifecycle["status"] == "end_of_life":
-        newer = sorted(int(key[1:]) for key in DRIVER_BRANCHES if re.match(r"^R\d+$", key) and int(key[1:]) > branch
-                       and _lifecycle_status(DRIVER_BRANCHES[key], today) == "supported")
+        newer = sorted(int(key[1:]) for key in branches if re.match(r"^R\d+$", key) and int(key[1:]) > branch
+                       and _lifecycle_status(branches[key], today) == "supported")
         if newer:
-            successor = DRIVER_BRANCHES["R%d" % newer[0]]
+            successor = branches["R%d" % newer[0]]
             lifecycle["successor"] = {"branch": "R%d" % newer[0], "designation": successor.get("designation"),
                                       "eol": successor.get("eol")}
     return lifecycle

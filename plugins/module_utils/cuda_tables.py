@@ -10,9 +10,11 @@ the unit test ``test_cuda_tables.py`` compares them so they cannot drift.
 Every entry keeps its ``status`` (primary, secondary, unconfirmed) and ``source``; the checks in
 ``cuda_checks`` never turn an ``unconfirmed`` entry into an error.
 
-``GPU_GENERATIONS`` is the only table not in the data file: it names the architecture of a
-compute capability major/minor so the driver-branch and kernel-module rules (which speak of
-"Volta", "Blackwell") can be applied to a measured compute capability.
+``GPU_GENERATIONS`` and ``DRIVER_BRANCHES_ADDED`` are the tables not in the data file: the first
+names the architecture of a compute capability major/minor so the driver-branch and kernel-module
+rules (which speak of "Volta", "Blackwell") can be applied to a measured compute capability; the
+second holds driver branches the data file lacks, each with its own source (``DRIVER_BRANCHES``
+stays equal to the data file).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -967,5 +969,30 @@ GPU_GENERATIONS = {
         "10": "Blackwell",
         "11": "Blackwell",
         "12": "Blackwell",
+    },
+}
+
+# Driver branches that DRIVER_BRANCHES (the data file's section) lacks, each with its own source;
+# cuda_checks.driver_branches() reads both. No end of life: their lifecycle is reported as unknown.
+DRIVER_BRANCHES_ADDED = {
+    "source": "per entry",
+    "status": "primary",
+    "R590": {
+        "designation": "New Feature Branch",
+        "eol": None,
+        "max_cuda_major_without_fc": 13,
+        "note": "New Feature Branches are short-lived and have no end-of-life date; the support matrices of the 615 and 620 "
+                "docs no longer list R590 (R595 is the Production Branch after it)",
+        "status": "primary",
+        "source": "https://docs.nvidia.com/datacenter/tesla/drivers/620/supported-drivers-and-cuda-toolkit-versions.html "
+                  "(note under Table 2) and .../615/...; forums.developer.nvidia.com 'Current graphics driver releases' "
+                  "(590.48.01: current new feature branch release)",
+    },
+    "R550": {
+        "designation": None,
+        "eol": None,
+        "note": "the branch of Debian 13's archive; not in the support matrices of the 615 and 620 docs",
+        "status": "primary",
+        "source": "Debian 13 (trixie) non-free Packages index: nvidia-driver 550.163.01-2 (read with apt on 2026-12-06)",
     },
 }

@@ -22,6 +22,7 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils import driver_packaging
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 NVIDIA_VENDOR = "10de"
@@ -39,6 +40,7 @@ NVSWITCH_DEVICES = {
 # Package names by package manager and source; {branch} is the driver branch. The CUDA repository's
 # nvidia-fabricmanager-<branch> is confirmed by a public `apt-cache madison nvidia-fabricmanager-550`
 # (versions 550.90.07-1, ...); the others follow the same repositories' naming and are unconfirmed.
+# From R590 NVIDIA's repository drops the branch from the names (driver_packaging.NVIDIA_APT_ERAS).
 FM_PACKAGES = {
     ("apt", "nvidia"): {"fabricmanager": "nvidia-fabricmanager-{branch}", "nscq": "libnvidia-nscq-{branch}",
                         "status": "primary"},
@@ -121,6 +123,9 @@ def fabric_manager_plan(package_manager, source, branch, version, switches):
                   reason="%d NVSwitch(es) on the PCI bus (%s): Fabric Manager at the driver's exact version" % (
                       len(switches), ", ".join(sorted(set(item["device"] for item in switches)))))
     names = FM_PACKAGES.get((package_manager, source))
+    if (package_manager, source) == ("apt", "nvidia"):
+        era = driver_packaging.nvidia_apt_era(branch)
+        names = dict(names, fabricmanager=era["fabricmanager"], nscq=era["nscq"])
     if names is None:
         result["problems"].append("nvidia_driver_source: %s has no Fabric Manager package for this %s node with NVSwitches; "
                                   "use nvidia_driver_source: nvidia (NVIDIA's CUDA repository)" % (source, package_manager))

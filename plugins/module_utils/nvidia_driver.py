@@ -27,15 +27,13 @@ import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
     branch_lifecycle,
+    driver_branches,
     driver_policy_findings,
     gpu_generation,
     lifecycle_text,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
-    DRIVER_BRANCHES,
-    KERNEL_MODULE_FLAVOR,
-)
+from ansible_collections.aistack.gpu_node.plugins.module_utils import driver_packaging, fabric_manager
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import KERNEL_MODULE_FLAVOR
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 SOURCES = ("auto", "distro", "nvidia")
@@ -43,27 +41,15 @@ SOURCE_WORDS = {"distro": "the distribution archive", "nvidia": "the NVIDIA CUDA
 FLAVOURS = ("auto", "open", "proprietary")
 MODES = ("auto", "install", "adopt")
 
-# Operating systems and what they offer: the default source, NVIDIA's repository folder
-# (https://developer.download.nvidia.com/compute/cuda/repos/<folder>/<arch>/), and for Debian
-# the one driver branch its archive carries (bookworm non-free: 535.x). Every default source
-# gives DEFAULT_BRANCH, a supported one: Ubuntu's archive and NVIDIA's repository carry R580;
-# Debian 12's archive carries only R535, at end of life since 2026-06, so Debian defaults to
-# NVIDIA's repository (its archive stays available as nvidia_driver_source: distro).
-PLATFORMS = {
-    ("Ubuntu", "22.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2204"},
-    ("Ubuntu", "24.04"): {"family": "ubuntu", "default_source": "distro", "nvidia_repo": "ubuntu2404"},
-    ("Debian", "12"): {"family": "debian", "default_source": "nvidia", "nvidia_repo": "debian12", "archive_branch": 535},
-    ("RedHat", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
-    ("RedHat", "9"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel9"},
-    ("Rocky", "8"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel8"},
-    ("Rocky", "9"): {"family": "el", "default_source": "nvidia", "nvidia_repo": "rhel9"},
-}
+# Operating systems and how each packages the driver, by branch era: data with a source per
+# entry in driver_packaging. Every default source gives DEFAULT_BRANCH, a supported one.
+PLATFORMS = driver_packaging.PLATFORMS
 NVIDIA_REPO_ARCH = {"x86_64": "x86_64", "aarch64": "sbsa"}
 
 # The branch used when none is asked for: R580, the long-term support branch (support until
 # 2028-06) and the last one that drives Maxwell, Pascal and Volta as well as Blackwell.
 DEFAULT_BRANCH = 580
-KNOWN_BRANCHES = sorted(int(key[1:]) for key in DRIVER_BRANCHES if re.match(r"^R\d+$", key))
+KNOWN_BRANCHES = sorted(int(key[1:]) for key in driver_branches())
 OPEN_DEFAULT_FROM = int(KERNEL_MODULE_FLAVOR["open_default_from_branch"])
 
 # The names of the driver's packages start with one of these, by package manager: every package
@@ -76,11 +62,10 @@ DRIVER_PACKAGE_PREFIXES = {
 }
 DRIVER_PACKAGE_PATTERN = dict((manager, "^(%s)" % "|".join(prefixes)) for manager, prefixes in DRIVER_PACKAGE_PREFIXES.items())
 # NVIDIA's CUDA repository for Debian and Ubuntu publishes version-locking packages from branch
-# 580 on: nvidia-driver-pinning-<branch> tracks a branch, nvidia-driver-pinning-<version> one
-# release; NVIDIA suggests installing one before the driver (Driver Installation Guide, "Recent
-# Updates" and "Version locking", https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/).
-# NVIDIA documents none for dnf, where the module stream and versionlock pin the driver.
-PINNING_PACKAGE_FROM_BRANCH = 580
+# 580 on (driver_packaging.PINNING_PACKAGE): nvidia-driver-pinning-<branch> tracks a branch,
+# nvidia-driver-pinning-<version> one release. NVIDIA documents none for dnf, where the module
+# stream or versionlock pins the driver.
+PINNING_PACKAGE_FROM_BRANCH = driver_packaging.PINNING_PACKAGE["first_branch"]
 # Packages of the distro's driver whose version follows their own release, not the driver's
 # (Debian 12: nvidia-persistenced 535.171.04 beside the 535.309.01 driver): installed, held, never pinned.
 UNPINNED = ("nvidia-persistenced",)
@@ -192,7 +177,9 @@ def _debian_distro(request, branch, flavour):
 
 
 def _nvidia_apt(request, branch, flavour):
-    return ["nvidia-open-%d" % branch if flavour == "open" else "cuda-drivers-%d" % branch], "nvidia"
+    # R580 and earlier name the branch (nvidia-open-580); from R590 the names carry none (nvidia-open)
+    # and NVIDIA's pinning package, installed first, keeps the branch.
+    return [driver_packaging.nvidia_apt_era(branch)["entry"][flavour].format(branch=branch)], "nvidia"
 
 
 def _el_stream(request, branch, flavour):
@@ -207,7 +194,7 @@ def pinning_package(package_manager, source, branch, version=None):
     ``version`` ``nvidia-driver-pinning-580.95.05``); None where NVIDIA publishes none."""
     if package_manager != "apt" or source != "nvidia" or branch < PINNING_PACKAGE_FROM_BRANCH:
         return None
-    return "nvidia-driver-pinning-%s" % (version or branch)
+    return driver_packaging.PINNING_PACKAGE["name"].format(target=version or branch)
 
 
 def upgrader_exclusions(package_manager):
@@ -240,20 +227,57 @@ def lifecycle_check(branch, refuse_eol=False, today=None, archive_only=False):
             "problems": []}
 
 
+def _os_minor(os_version):
+    parts = str(os_version).split(".")
+    return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+
+
+def _signed_kmod(key, os_version, architecture):
+    """``(entry, why_not)``: Red Hat's signed kernel modules for this node (``EL_SIGNED_KMOD``), or
+    None and the reason, where the distribution ships none for it."""
+    entry = driver_packaging.EL_SIGNED_KMOD.get(key)
+    if entry is None:
+        return None, "whose archive has no NVIDIA driver"
+    if architecture not in entry["architectures"] or _os_minor(os_version) < entry["minimum_minor"]:
+        return None, "where Red Hat ships signed kmod-nvidia only from %s %s.%d on %s" % (
+            key[0], key[1], entry["minimum_minor"], "/".join(entry["architectures"]))
+    return entry, None
+
+
+def _availability_problems(key, platform, source, number):
+    """A branch that the chosen source does not carry: Ubuntu's transitional packages, a repository
+    folder that starts at a later branch."""
+    transitional = driver_packaging.UBUNTU_ARCHIVE_TRANSITIONAL.get(key[1], {}) if platform["family"] == "ubuntu" else {}
+    first = platform.get("nvidia_repo_first_branch")
+    if source == "distro" and number in transitional:
+        return ["nvidia_driver_branch: %d exists in %s %s's archive only as transitional packages that install branch %d; "
+                "set nvidia_driver_branch: \"%d\"%s" % (
+                    number, key[0], key[1], transitional[number]["to"], transitional[number]["to"],
+                    " or a branch from %d on with nvidia_driver_source: nvidia" % first if first else "")]
+    if source == "nvidia" and first and number < first:
+        return ["nvidia_driver_branch: %d is not in NVIDIA's %s repository, which starts at branch %d; use "
+                "nvidia_driver_source: distro (%s %s's archive) for earlier branches" % (
+                    number, platform["nvidia_repo"], first, key[0], key[1])]
+    return []
+
+
 def plan_install(distribution, os_version, architecture, source="auto", branch=None, version=None, flavour="auto",
                  gpus=None, kernels=None, precompiled=False, ubuntu_server=True, refuse_eol=False, today=None):
     """The install plan for a node, or its problems.
 
     ``distribution``/``os_version``: ``ansible_facts.distribution`` and ``distribution_version``
-    (the major version is enough outside Ubuntu). Returns a dict with ``problems`` (empty when
-    the plan is usable) and, when usable: ``family``, ``package_manager``, ``source``,
-    ``branch``, ``version``, ``flavour``, ``flavour_reason``, ``build`` (dkms or precompiled),
-    ``dkms_module``, ``packages``, ``install_names`` (with the version pin), ``version_package``
-    (whose installed version is the driver's), ``pin_version``,
-    ``dnf_module``, ``hold_pattern``, ``pinning_package`` (NVIDIA's version-locking package, or
-    None), ``upgrader_exclusions`` (``upgrader_exclusions()``), ``headers``, ``nvidia_repo``, ``signed_modules``,
-    ``lifecycle`` (``cuda_checks.branch_lifecycle()`` of the branch on ``today``) and ``warnings``
-    (an end-of-life branch, rules whose table entry is unconfirmed: reported, never fatal). An
+    (the major version is enough outside Ubuntu, but RHEL's minor decides Red Hat's signed
+    modules). Returns a dict with ``problems`` (empty when the plan is usable) and, when usable:
+    ``family``, ``package_manager``, ``source``, ``branch``, ``version``, ``flavour``,
+    ``flavour_reason``, ``build`` (dkms or precompiled), ``dkms_module``, ``packages``,
+    ``install_names`` (with the version pin), ``version_package`` (whose installed version is the
+    driver's), ``pin_version``, ``dnf_module``, ``el_repositories`` (distribution repositories
+    to enable first), ``hold_pattern``, ``pinning_package`` (NVIDIA's version-locking package,
+    installed before the driver, or None), ``upgrader_exclusions`` (``upgrader_exclusions()``),
+    ``headers``, ``nvidia_repo``, ``signed_modules``, ``packaging_sources`` (where the package
+    names and pinning rules of this plan come from: ``driver_packaging``), ``lifecycle``
+    (``cuda_checks.branch_lifecycle()`` of the branch on ``today``) and ``warnings`` (an
+    end-of-life branch, rules whose table entry is unconfirmed: reported, never fatal). An
     end-of-life branch is a problem with ``refuse_eol``.
     """
     gpus = list(gpus or [])
@@ -272,16 +296,28 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     if problems:
         return {"problems": problems}
     family = platform["family"]
+    signed, no_signed = _signed_kmod(key, os_version, architecture) if family == "el" else (None, None)
+    requested_source = source
     source = platform["default_source"] if source == "auto" else source
-    if family == "el" and source == "distro":
-        problems.append("nvidia_driver_source: distro is not available on %s %s, whose archive has no NVIDIA driver; "
-                        "use nvidia (NVIDIA's CUDA repository)" % key)
+    if family == "el" and source == "distro" and signed is None:
+        if requested_source == "auto":
+            source = "nvidia"
+        else:
+            problems.append("nvidia_driver_source: distro is not available on %s %s (%s), %s; use nvidia (NVIDIA's CUDA "
+                            "repository)" % (key[0], os_version, architecture, no_signed))
+    request = _Request(source, branch, version, flavour, precompiled, ubuntu_server)
+    number = None if problems else _check_request(request, platform, problems)
+    if problems or number is None:
+        return {"problems": problems}
+    # Where the default source depends on the branch (Ubuntu 26.04: R580 from Ubuntu's archive,
+    # R595 and later from NVIDIA's repository).
+    if requested_source == "auto" and platform.get("nvidia_from_branch") and number >= platform["nvidia_from_branch"]:
+        source = request.source = "nvidia"
     if precompiled and not ((family == "ubuntu" and source == "distro") or family == "el"):
         problems.append("nvidia_driver_precompiled: no precompiled modules from %s on %s %s; they exist in Ubuntu's archive "
                         "and NVIDIA's EL repository" % (source, key[0], key[1]))
-    request = _Request(source, branch, version, flavour, precompiled, ubuntu_server)
-    number = _check_request(request, platform, problems)
-    if problems or number is None:
+    problems.extend(_availability_problems(key, platform, source, number))
+    if problems:
         return {"problems": problems}
     chosen, reason, flavour_problems = choose_flavour(flavour, number, gpus)
     if flavour_problems:
@@ -289,28 +325,69 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     lifecycle = lifecycle_check(number, refuse_eol, today, archive_only=source == "distro" and "archive_branch" in platform)
     if lifecycle["problems"]:
         return {"problems": lifecycle["problems"]}
-    if precompiled and family == "el" and flavour == "auto" and chosen == "open" and not _error_findings("%d.0" % number, "proprietary", gpus):
+    el_pinning = driver_packaging.EL_BRANCH_PINNING.get(key[1]) if family == "el" else None
+    streams = el_pinning is not None and el_pinning["kind"] == "module_stream"
+    if precompiled and streams and flavour == "auto" and chosen == "open" and not _error_findings("%d.0" % number, "proprietary", gpus):
         chosen, reason = "proprietary", "NVIDIA's EL precompiled streams carry only the proprietary module (nvidia_driver_precompiled)"
-    if precompiled and family == "el" and chosen == "open":
+    if precompiled and streams and chosen == "open":
         return {"problems": ["nvidia_driver_precompiled: NVIDIA's EL precompiled streams carry only the proprietary module, "
                              "and these GPUs/this request need the open one (nvidia_driver_flavour)"]}
+    if precompiled and family == "el" and not streams and source == "nvidia":
+        return {"problems": ["nvidia_driver_precompiled: NVIDIA's repository for %s %s has no module streams, so no precompiled "
+                             "modules; Red Hat's signed kmod-nvidia is nvidia_driver_source: distro on RHEL 10.1+ x86_64" % key]}
+    if source == "distro" and signed is not None and chosen != signed["flavour"]:
+        return {"problems": ["nvidia_driver_flavour: Red Hat's signed kmod-nvidia is the %s kernel module, and %s is %s; use "
+                             "nvidia_driver_source: nvidia for the other flavour" % (signed["flavour"], chosen, reason)]}
 
     exact = version or None
     dnf_module = None
+    el_repositories = []
+    sources = [platform["source"]]
+    warnings = list(lifecycle["warnings"])
+    signed_modules = bool(precompiled and family == "ubuntu")
+    build = "precompiled" if precompiled else "dkms"
     if family == "el":
-        dnf_module = "nvidia-driver:%s" % _el_stream(request, number, chosen)
-        packages = ["@%s" % dnf_module]
-        dkms_module = None if precompiled else "nvidia"
-        install_names = list(packages) if not exact else ["nvidia-driver-%s" % exact, "@%s" % dnf_module]
         package_manager = "dnf"
+        release = exact or "%d.*" % number
+        if source == "distro":
+            # Red Hat's signed modules: no build, no MOK; the driver's userspace pinned to the branch.
+            packages = [signed["kmod_package"], signed["driver_package"]]
+            install_names = [signed["kmod_package"], "%s-%s" % (signed["driver_package"], release)]
+            dkms_module, build, signed_modules = None, "precompiled", True
+            el_repositories = [signed["repository"]]
+            sources.append(signed["source"])
+            if signed["branches"] is None:
+                warnings.append("which driver branches Red Hat's %s repository carries is not in the tables; dnf refuses "
+                                "%s-%s if it has none of branch %d" % (signed["repository"], signed["driver_package"], release, number))
+        elif streams:
+            dnf_module = "nvidia-driver:%s" % _el_stream(request, number, chosen)
+            packages = ["@%s" % dnf_module]
+            dkms_module = None if precompiled else "nvidia"
+            install_names = list(packages) if not exact else ["nvidia-driver-%s" % exact, "@%s" % dnf_module]
+            sources.append(el_pinning["source"])
+        else:
+            packages = [el_pinning["entry"][chosen]]
+            install_names = ["%s-%s" % (packages[0], release)]
+            dkms_module = "nvidia"
+            sources.append(el_pinning["source"])
+            if el_pinning["status"][chosen] == "unconfirmed":
+                warnings.append("the %s package of NVIDIA's %s repository for the %s module is unconfirmed (%s)" % (
+                    packages[0], platform["nvidia_repo"], chosen, el_pinning["source"]))
     else:
+        package_manager = "apt"
         builder = {("ubuntu", "distro"): _ubuntu_distro, ("debian", "distro"): _debian_distro}.get((family, source), _nvidia_apt)
         packages, dkms_module = builder(request, number, chosen)
         install_names = ["%s=%s*" % (name, exact) if exact and name not in UNPINNED else name for name in packages]
-        package_manager = "apt"
+        if source == "nvidia":
+            sources.append(driver_packaging.nvidia_apt_era(number)["source"])
+            if platform.get("nvidia_repo_status") == "unconfirmed":
+                warnings.append("NVIDIA's repository folder %s is unconfirmed (%s)" % (platform["nvidia_repo"],
+                                                                                      platform["nvidia_repo_source"]))
+    pinning = pinning_package(package_manager, source, number, exact)
+    if pinning:
+        sources.append(driver_packaging.PINNING_PACKAGE["source"])
     headers = sorted(set(("kernel-devel-%s" if family == "el" else "linux-headers-%s") % kernel for kernel in kernels or []))
-    warnings = lifecycle["warnings"] + [
-        item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
+    warnings += [item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
     return {
         "problems": [],
         "warnings": warnings,
@@ -321,20 +398,22 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         "version": exact,
         "flavour": chosen,
         "flavour_reason": reason,
-        "build": "precompiled" if precompiled else "dkms",
+        "build": build,
         "dkms_module": dkms_module,
         "packages": packages,
         "install_names": install_names,
         "version_package": "nvidia-driver" if family == "el" else packages[0],
         "pin_version": "%s*" % exact if exact else "%d.*" % number,
         "dnf_module": dnf_module,
+        "el_repositories": el_repositories,
         "hold_pattern": DRIVER_PACKAGE_PATTERN[package_manager],
-        "pinning_package": pinning_package(package_manager, source, number, exact),
+        "pinning_package": pinning,
         "upgrader_exclusions": upgrader_exclusions(package_manager),
-        "headers": [] if precompiled else headers,
+        "headers": [] if build == "precompiled" else headers,
         "nvidia_repo": "%s/%s" % (platform["nvidia_repo"], NVIDIA_REPO_ARCH[architecture]),
-        # Only Canonical's prebuilt modules are signed by a key that shim trusts out of the box.
-        "signed_modules": bool(precompiled and family == "ubuntu"),
+        # Canonical's prebuilt modules and Red Hat's signed kmod are signed by a key that shim trusts out of the box.
+        "signed_modules": signed_modules,
+        "packaging_sources": sources,
         "lifecycle": lifecycle["lifecycle"],
     }
 

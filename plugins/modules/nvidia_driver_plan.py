@@ -204,7 +204,10 @@ plan:
     - The install plan (install mode), null otherwise. Keys C(family), C(package_manager) (apt, dnf), C(source),
       C(branch), C(version) (exact pin or null), C(flavour) (open, proprietary), C(flavour_reason), C(build)
       (dkms, precompiled), C(dkms_module), C(packages), C(install_names) (with the version pin), C(version_package),
-      C(pin_version), C(dnf_module), C(hold_pattern) (what the pin and the hold cover), C(pinning_package) (NVIDIA's
+      C(pin_version), C(dnf_module) (null without module streams, as on EL10), C(el_repositories) (distribution
+      repositories enabled first, such as RHEL 10's extensions one for Red Hat's signed kmod-nvidia), C(packaging_sources)
+      (where this plan's package names and pinning rules come from), C(hold_pattern) (what the pin and the hold cover),
+      C(pinning_package) (NVIDIA's
       version-locking package, installed before the driver; null where NVIDIA publishes none), C(upgrader_exclusions)
       (unattended-upgrades blacklist entries or dnf-automatic C(excludepkgs) globs), C(headers), C(nvidia_repo),
       C(signed_modules), C(lifecycle) (the branch's C(status) V(supported), V(end_of_life) or V(unknown), its

@@ -29,7 +29,7 @@ def test_every_section_of_the_data_file_is_a_table(research_data):
 
 
 @pytest.mark.parametrize("section", sorted(
-    name.lower() for name in dir(cuda_tables) if name.isupper() and not name.startswith("SRC_") and name != "GPU_GENERATIONS"
+    name.lower() for name in dir(cuda_tables) if name.isupper() and not name.startswith("SRC_") and name not in ("GPU_GENERATIONS", "DRIVER_BRANCHES_ADDED")
 ))
 def test_table_equals_the_data_file(research_data, section):
     assert getattr(cuda_tables, section.upper()) == research_data[section]
@@ -44,6 +44,10 @@ def test_entries_keep_status_and_source():
     for table in (cuda_tables.FORWARD_COMPAT, cuda_tables.DRIVER_BRANCHES, cuda_tables.KERNEL_MODULE_FLAVOR,
                   cuda_tables.TORCH_DEVICE_REQUIREMENT, cuda_tables.GPU_GENERATIONS):
         assert table["status"] in STATUSES and table["source"]
+    for name, entry in cuda_tables.DRIVER_BRANCHES_ADDED.items():
+        if name.startswith("R"):
+            assert entry["status"] in STATUSES and entry["source"], name
+            assert name not in cuda_tables.DRIVER_BRANCHES, "%s is in the data file now: drop it from DRIVER_BRANCHES_ADDED" % name
 
 
 def test_minor_compat_floors_are_the_documented_ones():
