@@ -852,8 +852,9 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=Fals
 
     ``not_an_env``: a prefix whose conda-meta holds no ``history`` (a create killed before conda wrote
     it last), which conda refuses for every command, ``remove --all`` included: its folder is deleted.
-    ``damaged``: an env with ``*.c~`` backups or packages whose files are missing (an unlink killed
-    midway), which conda itself calls installed: it is removed and created again."""
+    ``damaged``: an env past repair in place (damage_repair's ``replace``: ``*.c~`` backups of an unlink
+    killed midway, or an unreadable record), which conda itself calls installed: it is removed and created
+    again. Packages with files missing and intact records are reinstalled by the module within an update."""
     if not_an_env:
         return 'create', 'directory'
     if damaged and env_exists:
@@ -937,15 +938,40 @@ def _some(paths):
     return listed + (' and %d more' % (len(paths) - _LISTED_PATHS) if len(paths) > _LISTED_PATHS else '')
 
 
-def damage_reasons(records, backups):
-    """Drift reasons for an env a killed unlink left behind. ``records``: the conda-meta records as
-    ``{name, version, missing}`` (``missing``: the record's files not in the prefix); ``backups``:
-    ``*.c~`` paths found in the prefix, relative to it."""
+def regenerated(path):
+    """Whether a record's file is one conda or python makes again by itself: the bytecode conda compiles
+    for noarch python packages (listed in the record) and python rewrites on import. Not damage."""
+    return path.endswith('.pyc') or '__pycache__' in path.split('/')
+
+
+def damage_repair(records, backups):
+    """What an env with damaged packages needs, or None when none is damaged. ``records``: the conda-meta
+    records as ``{name, version, build, missing, unreadable}`` (``missing``: the record's files not in the
+    prefix, bytecode left out); ``backups``: ``*.c~`` paths found in the prefix, relative to it.
+
+    Returns ``{how, packages, why, reasons}``: ``how`` is ``reinstall`` when every damaged package still has
+    a readable record and no transaction was cut short (``conda install --force-reinstall`` relinks just
+    those, ``packages`` as exact specs), else ``replace`` (the env is removed and created again): backups
+    mean conda stopped between renaming files and renaming records, so the records no longer say what the
+    env holds, and an unreadable record names nothing to reinstall."""
+    damaged = [r for r in sorted(records, key=lambda r: r['name']) if r['missing']]
     reasons = ['package %s %s has %d file(s) missing: %s' % (r['name'], r['version'], len(r['missing']), _some(r['missing']))
-               for r in sorted(records, key=lambda r: r['name']) if r['missing']]
+               for r in damaged]
     if backups:
         reasons.append('%d file(s) left as %s backups by an interrupted conda transaction: %s'
                        % (len(backups), UNLINK_BACKUP_SUFFIX, _some(backups)))
-    if reasons:
-        reasons[-1] += '; the env is removed and created again'
-    return reasons
+    if not reasons:
+        return None
+    unreadable = [r['name'] for r in damaged if r.get('unreadable')]
+    if backups:
+        how, why = 'replace', ('an interrupted conda transaction left %s backups, so the records no longer say what '
+                               'the env holds' % UNLINK_BACKUP_SUFFIX)
+    elif unreadable:
+        how, why = 'replace', 'conda cannot reinstall a package whose record it cannot read (%s)' % ', '.join(unreadable)
+    else:
+        how, why = 'reinstall', ('only files of %s are missing and their records are intact, so conda reinstalls those '
+                                 'packages at the same version and build' % ', '.join(r['name'] for r in damaged))
+    reasons[-1] += ('; the env is removed and created again' if how == 'replace' else
+                    '; the damaged packages are reinstalled (conda install --force-reinstall)')
+    packages = ['%s==%s=%s' % (r['name'], r['version'], r['build']) for r in damaged] if how == 'reinstall' else []
+    return {'how': how, 'packages': packages, 'why': why, 'reasons': reasons}

@@ -24,7 +24,7 @@ description:
   - "Drift is found these ways: declared conda packages and pip projects missing (or a pinned pip version
     differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
     from the explicit lock written after the last change (a package removed by hand); an in-progress marker
-    left by a change that did not finish; a prefix without C(conda-meta/history); packages whose files are missing
+    left by a change that did not finish; a prefix without C(conda-meta/history); packages whose files are missing (bytecode aside)
     and C(*.c~) backups left by an interrupted unlink."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
     C(<name>.explicit.txt) (C(conda list --explicit --md5)), C(<name>.pip.txt) (the pip packages, C(name==version) a
@@ -182,11 +182,18 @@ notes:
     (C(DirectoryNotACondaEnvironmentError)) for every command, C(conda remove --all) included. A prefix with
     C(conda-meta/) and no C(history) (a create killed midway, by this module or outside it) is drift; it is deleted
     and created again (O(state=absent) deletes it)."
+  - "A package whose files are missing while its record is intact (deleted by hand, or by a tool other than conda) is
+    drift, and only that package is repaired: C(conda install --force-reinstall -p PREFIX name==version=build), at the
+    version and build it had, then C(env update --prune) only if anything else differs. Bytecode (C(*.pyc),
+    C(__pycache__/)) is no damage: conda lists the C(.pyc) files it compiled for noarch python packages in their records,
+    and python writes them again on import. RV(repair) says what was done and why."
   - "An unlink killed midway leaves files renamed to C(*.c~) and, until the package's record is renamed last, a record
     whose files are gone; conda then calls the env complete. Both are drift here (every record's C(files) are checked
-    and the prefix is searched for C(*.c~)), and such an env is removed and created again: C(env update --prune) cannot
-    be trusted to repair it. The env is replaced in place, not built beside and swapped, because a conda env holds
-    its own path in scripts and text files; the in-progress marker makes a killed replacement repaired by the next run."
+    and the prefix is searched for C(*.c~)), and such an env, like one with a record that cannot be read, is past repair
+    in place: it is removed and created again, as C(env update --prune) and a reinstall work from records that no
+    longer say what the env holds. The env is replaced in place, not built beside and swapped, because a conda env
+    holds its own path in scripts and text files; the in-progress marker makes a killed replacement repaired by the
+    next run."
   - A prefix whose conda-meta holds a history and no marker (an update killed outside this module) is an env; it is
     updated with C(conda env update --prune) unless the checks above find it damaged.
   - When the pip section fails, conda has already applied the conda part; the failure names pip's own error (which
@@ -285,6 +292,18 @@ interrupted:
     started: '2026-12-02T22:10:00Z'
     spec_sha256: 5e1b...
     prefix_is_ours: false
+repair:
+  description:
+    - How damaged packages of the env are repaired (in check mode, would be), and why that way.
+    - C(how) is V(reinstall) (C(conda install --force-reinstall) of C(packages), each C(name==version=build)) or
+      V(replace) (the env is removed and created again; C(packages) is empty).
+  returned: when packages of the env have files missing, or an interrupted conda transaction left C(*.c~) backups
+  type: dict
+  sample:
+    how: reinstall
+    packages: [libfoo==1.0.0=h4616a5c_0]
+    why: only files of libfoo are missing and their records are intact, so conda reinstalls those packages at the same
+      version and build
 not_predicted:
   description: Why check mode could not predict the package changes (the channels were unreachable, for example on a node
     whose .condarc is not written yet); the env is still reported as changed.
@@ -417,14 +436,18 @@ def installed(conda, prefix):
     return ce.installed_packages(conda.json('list', '-p', prefix))
 
 
+def channel_args(environment):
+    """The spec's channels as conda create/install take them (its own alone with nodefaults)."""
+    args = ['--override-channels'] if environment['override_channels'] else []
+    for channel in environment['channels']:
+        args += ['-c', channel]
+    return args
+
+
 def solve(conda, environment, solve_prefix):
     """Dry-run solve of the spec's conda part into a prefix that does not exist: the env a create
     would make, and a named failure (unsolvable, missing, offline) before anything changes."""
-    args = ['create', '--dry-run', '-p', solve_prefix]
-    if environment['override_channels']:
-        args.append('--override-channels')
-    for channel in environment['channels']:
-        args += ['-c', channel]
+    args = ['create', '--dry-run', '-p', solve_prefix] + channel_args(environment)
     return ce.transaction(conda.json(*(args + environment['conda'])))
 
 
@@ -469,8 +492,9 @@ def prefix_kind(prefix):
     return ce.prefix_kind(os.path.isdir(prefix), os.path.isdir(meta), os.path.isfile(os.path.join(meta, ce.HISTORY)))
 
 
-def unlink_damage(prefix):
-    """Drift reasons for what a killed unlink left: records whose files are gone, ``*.c~`` backups."""
+def damaged_packages(prefix):
+    """What a killed unlink or a hand-deleted file left (ce.damage_repair): records whose files are gone,
+    bytecode aside, and ``*.c~`` backups; None when nothing is damaged."""
     meta = os.path.join(prefix, 'conda-meta')
     records = []
     for entry in sorted(os.listdir(meta)):
@@ -479,15 +503,17 @@ def unlink_damage(prefix):
         try:
             with open(os.path.join(meta, entry)) as handle:
                 record = json.load(handle)
-            files = record.get('files') or []
+            files, unreadable = record.get('files') or [], False
         except (ValueError, AttributeError):
-            record, files = {}, ['conda-meta/%s (unreadable record)' % entry]
+            record, files, unreadable = {}, ['conda-meta/%s (unreadable record)' % entry], True
         records.append({'name': record.get('name', entry), 'version': record.get('version', '?'),
-                        'missing': [path for path in files if not os.path.lexists(os.path.join(prefix, path))]})
+                        'build': record.get('build', ''), 'unreadable': unreadable,
+                        'missing': [path for path in files if not ce.regenerated(path)
+                                    and not os.path.lexists(os.path.join(prefix, path))]})
     backups = []
     for folder, _folders, names in os.walk(prefix):
         backups += [os.path.relpath(os.path.join(folder, n), prefix) for n in names if n.endswith(ce.UNLINK_BACKUP_SUFFIX)]
-    return ce.damage_reasons(records, backups)
+    return ce.damage_repair(records, backups)
 
 
 def lock_result(paths):
@@ -545,16 +571,19 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     kind = prefix_kind(prefix)
     exists = kind == 'env'
     prefix_existed = kind != 'missing'
-    damage = unlink_damage(prefix) if exists else []
-    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256,
-                                      not_an_env=kind == 'not-an-env', damaged=bool(damage))
+    repair = damaged_packages(prefix) if exists else None
+    action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256, not_an_env=kind == 'not-an-env',
+                                      damaged=bool(repair) and repair['how'] == 'replace')
+    reinstall = repair['packages'] if repair and action == 'update' else []
     before = installed(conda, prefix) if exists else []
     stored_spec = read_text(paths['spec'])
     kept = set(ce.normalize_pip_name(project) for project in params['pip_kept'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
+    other_drift = []
     if exists:
-        reasons += damage + ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
-                                     conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept)
+        other_drift = ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
+                              conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept)
+        reasons += (repair['reasons'] if repair else []) + other_drift
     elif kind == 'not-an-env':
         reasons.append(ce.not_an_env_reason(prefix))
     else:
@@ -564,6 +593,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                   commands=[], package_changes=ce.package_changes(before, before))
     if marker:
         result['interrupted'] = marker
+    if repair:
+        result['repair'] = dict((key, repair[key]) for key in ('how', 'packages', 'why'))
     foreign = ce.foreign_channel_problem(name, environment, before) if exists and not marker else None
     if foreign:
         raise ce.CondaEnvError(foreign)
@@ -598,26 +629,33 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         return result
 
     spec_file = os.path.join(paths['work'], 'environment.yml')
-    if action == 'update':
-        command = ('env', 'update', '--prune', '-f', spec_file, '-p', prefix)
-    else:
-        command = ('env', 'create', '-f', spec_file, '-p', prefix)
-    start_change(module, paths, name, prefix, action, ' '.join(('conda',) + command), spec_sha256,
-                 ce.owns_prefix(action, removal, prefix_existed))
+    commands = []
+    if reinstall:
+        # Only the damaged packages, at the version and build they had; the env update follows only
+        # when something else differs too.
+        commands.append(('install', '-y', '--force-reinstall', '-p', prefix) + tuple(channel_args(environment))
+                        + tuple(reinstall))
+    if action == 'update' and (marker or other_drift or not reinstall):
+        commands.append(('env', 'update', '--prune', '-f', spec_file, '-p', prefix))
+    elif action == 'create':
+        commands.append(('env', 'create', '-f', spec_file, '-p', prefix))
+    start_change(module, paths, name, prefix, action, '; '.join(' '.join(('conda',) + command) for command in commands),
+                 spec_sha256, ce.owns_prefix(action, removal, prefix_existed))
     # Made after the marker, so that it never exists without one. A killed change leaves it behind,
     # with conda's pip requirements file in it: start afresh.
     shutil.rmtree(paths['work'], ignore_errors=True)
     os.mkdir(paths['work'], 0o700)
     write_text(module, spec_file, rendered)
     clear_prefix(conda, prefix, removal, result['commands'])
-    try:
-        conda.json(*command)
-    except ce.CondaEnvError as error:
-        # conda may have applied part of the spec (its packages before a failed pip section): the
-        # marker stays, so this env is drift until a run finishes, and its lock is refused meanwhile.
-        raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
-                               % (error, name, paths['marker']), exception_name=error.exception_name)
-    result['commands'].append(' '.join(('conda',) + command + ('--json',)))
+    for command in commands:
+        try:
+            conda.json(*command)
+        except ce.CondaEnvError as error:
+            # conda may have applied part of the spec (its packages before a failed pip section): the
+            # marker stays, so this env is drift until a run finishes, and its lock is refused meanwhile.
+            raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
+                                   % (error, name, paths['marker']), exception_name=error.exception_name)
+        result['commands'].append(' '.join(('conda',) + command + ('--json',)))
     stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept) if action == 'update' else []
     if stray:
         uninstall_pip(module, name, prefix, stray, result['commands'])

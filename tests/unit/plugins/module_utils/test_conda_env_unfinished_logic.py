@@ -114,14 +114,47 @@ def test_a_damaged_env_is_removed_then_created_even_for_the_same_spec(record):
     assert ce.present_plan(True, True, record, SHA, damaged=True) == ('create', 'conda')
 
 
-def test_damage_names_packages_with_missing_files_and_backups():
-    records = [{'name': 'numpy', 'version': '2.4.6', 'missing': ['lib/a.py', 'lib/b.py', 'lib/c.py', 'lib/d.py']},
-               {'name': 'libfoo', 'version': '1.0.0', 'missing': []}]
-    assert ce.damage_reasons(records, ['lib/a.py.c~', 'conda-meta/x.json.c~']) == [
+def test_damage_names_packages_with_missing_files_and_backups_and_is_past_repair_with_backups():
+    records = [{'name': 'numpy', 'version': '2.4.6', 'build': 'py311_0', 'missing': ['lib/a.py', 'lib/b.py', 'lib/c.py', 'lib/d.py']},
+               {'name': 'libfoo', 'version': '1.0.0', 'build': 'h4616a5c_0', 'missing': []}]
+    repair = ce.damage_repair(records, ['lib/a.py.c~', 'conda-meta/x.json.c~'])
+    assert repair['reasons'] == [
         'package numpy 2.4.6 has 4 file(s) missing: lib/a.py, lib/b.py, lib/c.py and 1 more',
         '2 file(s) left as .c~ backups by an interrupted conda transaction: conda-meta/x.json.c~, lib/a.py.c~; '
         'the env is removed and created again']
-    assert ce.damage_reasons([records[1]], []) == []
+    assert repair['how'] == 'replace' and repair['packages'] == [] and 'interrupted conda transaction' in repair['why']
+    assert ce.damage_repair([records[1]], []) is None
+
+
+def test_packages_with_files_missing_and_intact_records_are_reinstalled_alone():
+    records = [{'name': 'numpy', 'version': '2.4.6', 'build': 'py311_0', 'missing': ['lib/a.py']},
+               {'name': 'libfoo', 'version': '1.0.0', 'build': 'h4616a5c_0', 'missing': ['share/libfoo/VERSION']},
+               {'name': 'six', 'version': '1.17.0', 'build': 'pyh_0', 'missing': []}]
+    repair = ce.damage_repair(records, [])
+    assert repair == {
+        'how': 'reinstall', 'packages': ['libfoo==1.0.0=h4616a5c_0', 'numpy==2.4.6=py311_0'],
+        'why': 'only files of libfoo, numpy are missing and their records are intact, so conda reinstalls those packages '
+               'at the same version and build',
+        'reasons': ['package libfoo 1.0.0 has 1 file(s) missing: share/libfoo/VERSION',
+                    'package numpy 2.4.6 has 1 file(s) missing: lib/a.py; the damaged packages are reinstalled '
+                    '(conda install --force-reinstall)']}
+
+
+def test_an_unreadable_record_is_past_repair():
+    records = [{'name': 'x.json', 'version': '?', 'build': '', 'unreadable': True,
+                'missing': ['conda-meta/x.json (unreadable record)']}]
+    repair = ce.damage_repair(records, [])
+    assert repair['how'] == 'replace' and repair['why'] == 'conda cannot reinstall a package whose record it cannot read (x.json)'
+
+
+@pytest.mark.parametrize('path, made_again', [
+    ('lib/python3.11/site-packages/pip/__pycache__/__init__.cpython-311.pyc', True),
+    ('lib/python3.11/site-packages/pip/__pycache__', True),
+    ('lib/python2.7/site-packages/six.pyc', True),
+    ('lib/python3.11/site-packages/pip/__init__.py', False),
+    ('share/pycache_notes.txt', False)])
+def test_bytecode_is_what_conda_and_python_make_again(path, made_again):
+    assert ce.regenerated(path) is made_again
 
 
 def test_failed_pip_section_is_named_by_pips_own_error():

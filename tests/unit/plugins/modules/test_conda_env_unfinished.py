@@ -115,6 +115,32 @@ def test_killed_unlink_is_damage_that_replaces_the_env(node, capsys):  # noqa: F
     assert result['commands'][1].startswith('conda env create -f ')
 
 
+def test_a_file_deleted_by_hand_is_repaired_by_reinstalling_its_package_alone(node, capsys):  # noqa: F811
+    """A record whose file is gone, no backups: only that package is reinstalled; bytecode is no damage."""
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    meta = os.path.join(args['prefix'], 'conda-meta')
+    with open(os.path.join(meta, 'pip-26.3-pyh4616a5c_0.json'), 'w') as handle:
+        json.dump({'name': 'pip', 'version': '26.3', 'build': 'pyh4616a5c_0',
+                   'files': ['lib/python3.11/site-packages/pip/__pycache__/__init__.cpython-311.pyc']}, handle)
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is False and 'repair' not in result, 'missing bytecode is no damage'
+    with open(os.path.join(meta, 'libfoo-1.0.0-h4616a5c_0.json'), 'w') as handle:
+        json.dump({'name': 'libfoo', 'version': '1.0.0', 'build': 'h4616a5c_0', 'files': ['share/libfoo/VERSION']}, handle)
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True and result['repair']['how'] == 'reinstall'
+    assert 'install' not in fake.commands()[-1]
+    fake.answers['install'] = (0, 'dryrun-upgrade-libfoo.json')
+    fake.calls[:] = []
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['commands'] == [
+        'conda install -y --force-reinstall -p %s --override-channels -c conda-forge libfoo==1.0.0=h4616a5c_0 --json'
+        % args['prefix']], 'the spec is unchanged: no env update, no replacement'
+    assert 'remove' not in fake.commands() and 'env update' not in fake.commands()
+    assert marker_of(envs) is None
+
+
 def test_killed_create_before_conda_meta_deletes_only_its_own_folder(node, capsys):  # noqa: F811
     fake, args, envs = node
     fake.answers['env create'] = KILLED

@@ -587,12 +587,16 @@ def _identity(record):
     return (record.name.normalized, str(record.version), str(record.build), str(record.channel).rstrip("/"))
 
 
-def diff(installed, target):
+def diff(installed, target, force=()):
+    """What to unlink and link; ``force`` (records of ``target``) are unlinked, when installed, and linked
+    again, as conda's --force-reinstall does with the packages its specs match (core/solve.py,
+    diff_for_unlink_link_precs)."""
     key = _identity
+    forced = {key(r) for r in force}
     before = {key(r): r for r in installed}
     after = {key(r): r for r in target}
-    unlink = [r for k, r in before.items() if k not in after]
-    link = [r for r in topological(list(target)) if key(r) not in before]
+    unlink = [r for k, r in before.items() if k not in after or k in forced]
+    link = [r for r in topological(list(target)) if key(r) not in before or key(r) in forced]
     return link, unlink
 
 
@@ -656,10 +660,10 @@ def human_size(size):
     return str(size)
 
 
-def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=()):
+def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=(), force=()):
     """Conda's order: unlinks (reverse dependency order), each renaming the package's files and then
     its record to ``*.c~``; links; the backups deleted; ``conda-meta/history`` written last."""
-    link, unlink = diff(installed, target)
+    link, unlink = diff(installed, target, force)
     if not link and not unlink:
         if update_specs or remove_specs:
             write_history(prefix, argv, [], [], update_specs, remove_specs)
@@ -691,6 +695,45 @@ def link_packages(cache, prefix, records):
                                 show_progress=False))
     if not had_history and os.path.exists(history):
         os.unlink(history)
+    compile_noarch_python(prefix)
+
+
+def compile_noarch_python(prefix):
+    """What conda's CompileMultiPycAction does after linking a ``noarch: python`` package: every ``.py``
+    file under site-packages is compiled by the env's python (``-Wi -m compileall -q -l -i``) and the
+    ``.pyc`` paths (common/path/python.py, pyc_path) join the record's ``files`` and ``paths_data`` as
+    ``pyc_file``. rattler records none, so records without them get them here."""
+    meta = os.path.join(prefix, "conda-meta")
+    python = os.path.join(prefix, "bin", "python")
+    for name in sorted(os.listdir(meta)) if os.path.isdir(meta) else []:
+        path = os.path.join(meta, name)
+        if not name.endswith(".json"):
+            continue
+        with open(path) as handle:
+            record = json.load(handle)
+        paths = (record.get("paths_data") or {}).get("paths") or []
+        if record.get("noarch") != "python" or any(p.get("path_type") == "pyc_file" for p in paths):
+            continue
+        py_files = [f for f in record.get("files") or [] if re.match(r"^lib/python\d+\.\d+/site-packages/.+\.py$", f)]
+        if not py_files or not os.access(python, os.X_OK):
+            continue
+        version = re.match(r"^lib/python(\d+)\.(\d+)/", py_files[0]).groups()
+        pyc = ["%s/__pycache__/%s.cpython-%s%s.pyc" % (os.path.dirname(f), os.path.splitext(os.path.basename(f))[0],
+                                                         version[0], version[1]) for f in py_files]
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
+            listing.write("".join(os.path.join(prefix, f) + "\n" for f in py_files))
+        try:
+            subprocess.run([python, "-Wi", "-m", "compileall", "-q", "-l", "-i", listing.name], cwd=prefix,
+                           capture_output=True, check=False)
+        finally:
+            os.unlink(listing.name)
+        made = [f for f in pyc if os.path.exists(os.path.join(prefix, f))]
+        record["files"] = sorted(set(record.get("files") or []) | set(made))
+        record.setdefault("paths_data", {"paths_version": 1, "paths": []})["paths"] = \
+            paths + [{"_path": f, "path_type": "pyc_file"} for f in made]
+        with open(path + ".tmp", "w") as handle:
+            json.dump(record, handle, indent=2, sort_keys=True)
+        os.replace(path + ".tmp", path)
 
 
 def record_path(prefix, record):
@@ -907,7 +950,8 @@ def cmd_create_install(ctx, args, out, argv, creating):
         all_specs = [s for n, s in history.items() if n not in requested] + specs
         target = solve(channels, all_specs, locked=installed, solver=args.solver)
         out.step("Solving environment")
-        link, unlink = diff(installed_records(prefix) if recreate else installed, target)
+        force = forced_records(target, specs) if getattr(args, "force_reinstall", False) else []
+        link, unlink = diff(installed_records(prefix) if recreate else installed, target, force)
         if recreate:
             link = topological(list(target))
             unlink = []
@@ -932,7 +976,7 @@ def cmd_create_install(ctx, args, out, argv, creating):
         out.text("\nDownloading and Extracting Packages: ...working... done")
         out.step("Preparing transaction")
         out.step("Verifying transaction")
-        execute(ctx, prefix, target, [] if recreate else installed, argv, update_specs=specs)
+        execute(ctx, prefix, target, [] if recreate else installed, argv, update_specs=specs, force=force)
         out.step("Executing transaction")
         if out.json:
             out.emit_json(data)
@@ -941,6 +985,20 @@ def cmd_create_install(ctx, args, out, argv, creating):
         return 0
     finally:
         channels.close()
+
+
+def forced_records(target, specs):
+    """The records of ``target`` that the requested specs match (conda: the first match of each spec)."""
+    from rattler import MatchSpec
+
+    found = []
+    for spec in specs:
+        parsed = MatchSpec(spec)
+        match = next((r for r in target if parsed.matches(r)), None)
+        if match is None:
+            raise CondaError("CondaError", "Could not find record for spec %s" % spec)
+        found.append(match)
+    return found
 
 
 def remove_prefix(ctx, prefix):
@@ -1277,6 +1335,7 @@ def parser():
     for name in ("create", "install", "update"):
         p = common(sub.add_parser(name), channels=True)
         p.add_argument("--file", action="append")
+        p.add_argument("--force-reinstall", action="store_true")
         p.add_argument("packages", nargs="*")
     remove = common(sub.add_parser("remove", aliases=["uninstall"]), channels=True)
     remove.add_argument("--all", action="store_true")
