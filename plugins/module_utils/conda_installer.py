@@ -17,6 +17,10 @@ _INSTALLER_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-(\d+))?$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 # Architectures as Ansible reports them (ansible_facts.architecture) -> installer file suffix.
 ARCHITECTURES = {"x86_64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64", "ppc64le": "ppc64le"}
+# What a fresh filesystem's root holds: a volume an admin mounted at the prefix counts as an empty folder.
+_EMPTY_FOLDER_ENTRIES = frozenset(["lost+found"])
+# Characters systemd-escape --path keeps as they are.
+_PATH_ESCAPE_KEEPS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:_.")
 
 
 def installer_version_tuple(version):
@@ -97,3 +101,52 @@ def install_action(desired, prefix_exists, marker, conda_runs, allow_downgrade=F
         return {"action": "upgrade", "reason": "downgrade %s -> %s (miniconda_allow_downgrade)" % (marker["version"], desired["version"])}
     return {"action": "refuse", "reason": "the prefix holds %s %s, newer than %s; set miniconda_allow_downgrade: true "
             "to go back" % (marker["flavor"], marker["version"], desired["version"])}
+
+
+def started_record_name(prefix):
+    """The file name of the record of an install the role started at ``prefix``: the path as
+    ``systemd-escape --path`` writes it, plus ``.json`` (``/opt/conda`` -> ``opt-conda.json``, ``/opt/my-conda`` ->
+    ``opt-my\\x2dconda.json``), readable and one name per prefix."""
+    trimmed = "/".join(part for part in prefix.split("/") if part)
+    escaped = []
+    for index, char in enumerate(trimmed):
+        if char == "/":
+            escaped.append("-")
+        elif char in _PATH_ESCAPE_KEEPS and not (index == 0 and char == "."):
+            escaped.append(char)
+        else:
+            escaped.extend("\\x%02x" % byte for byte in bytearray(char.encode("utf-8")))
+    return "".join(escaped or ["-"]) + ".json"
+
+
+def existing_prefix_action(entries, started, marker_name):
+    """What may be done with an existing path at the prefix, before anything in it is run: ``None`` when
+    :func:`install_action` decides (the folder is a conda base, or the role made it), else ``{"action", "reason"}``.
+
+    ``entries``: the names in the folder, None when the path is not a folder. ``started``: whether the role's
+    record of an install it started at this prefix is there (kept outside the prefix, written before the installer
+    runs: an install killed before the installer made ``conda-meta/`` leaves only that proof). ``marker_name``: the
+    file name of the role's completion marker in the prefix.
+
+    - A conda base (``conda-meta/``), the role's own or one from elsewhere, goes on to :func:`install_action`, which
+      repairs one without the role's marker in place (``-u``, envs kept): a base from elsewhere is adopted.
+    - A folder with the role's completion marker, or its record of a started install, is the role's: repaired.
+    - An empty folder (or a fresh filesystem's, with only ``lost+found``), such as a mount point an admin made for
+      the base, is installed into.
+    - Anything else is refused: the installer would write into someone's folder, and the role then makes the whole
+      prefix root's alone.
+    """
+    if entries is None:
+        return {"action": "refuse", "reason": "miniconda_prefix is there but is not a folder; point miniconda_prefix at a "
+                "new path, an empty folder or a conda base. Nothing was changed."}
+    names = set(entries)
+    if not names - _EMPTY_FOLDER_ENTRIES:
+        return {"action": "install", "reason": "an empty folder: the installer fills it in place"}
+    if "conda-meta" in names or marker_name in names or started:
+        return None
+    shown = sorted(names)
+    listing = ", ".join(shown[:5]) + (" and %d more" % (len(shown) - 5) if len(shown) > 5 else "")
+    return {"action": "refuse", "reason": "miniconda_prefix is an existing folder this role did not make: it holds "
+            "%s, and no conda-meta/ of a conda base. The installer would write into it, and the role makes the whole "
+            "prefix root's alone. Point miniconda_prefix at a new path, an empty folder or a conda base, or empty "
+            "this folder. Nothing was changed." % listing}

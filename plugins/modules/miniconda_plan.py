@@ -17,6 +17,10 @@ description:
     the flavor, the version and the node's architecture.
   - Reads the prefix, its completion marker and whether its C(bin/conda) runs, and returns what the prefix needs,
     C(none), C(install), C(repair), C(upgrade) or C(refuse), with the reason.
+  - An existing prefix is looked into before anything in it is run. A conda base (C(conda-meta/)), a folder with the
+    completion marker and one whose record of a started install is in O(started_records) are decided on as above; an
+    empty folder (or one with only C(lost+found)) is installed into; any other path is refused (C(refuse)), naming
+    C(miniconda_prefix).
 author: aistack.gpu_node contributors (@aistack)
 options:
   installers:
@@ -55,6 +59,14 @@ options:
     description: The completion marker (JSON) the role writes into the prefix after an install.
     type: path
     required: true
+  started_records:
+    description:
+      - The folder of the role's records of the installs it started, one per prefix (RV(started_record)), written before
+        the installer runs and removed once the base has C(conda-meta/). Kept outside the prefix, where the
+        installer's C(-u) does not reach. A record counts only as a regular file of the user the module runs as
+        (root) that no one else may write, naming the prefix.
+    type: path
+    required: true
   allow_downgrade:
     description: The role's C(miniconda_allow_downgrade).
     type: bool
@@ -89,6 +101,7 @@ EXAMPLES = r'''
     flavor: miniforge
     prefix: /opt/conda
     marker: /opt/conda/.aistack-miniconda.json
+    started_records: /var/lib/aistack/miniconda
   register: plan
 '''
 
@@ -117,6 +130,16 @@ reason:
   returned: success
   type: str
   sample: no conda prefix yet
+prefix_exists:
+  description: Whether a path is at O(prefix); the installer then runs with C(-u) (update in place), which it needs there.
+  returned: success
+  type: bool
+  sample: false
+started_record:
+  description: The record of an install started at O(prefix), in O(started_records), whether it exists or not.
+  returned: success
+  type: str
+  sample: /var/lib/aistack/miniconda/opt-conda.json
 group_exists:
   description: Whether the group named by O(group) exists on the node; null without O(group).
   returned: success
@@ -135,9 +158,15 @@ import json
 import os
 import platform
 import pwd
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import choose_installer, install_action
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
+    choose_installer,
+    existing_prefix_action,
+    install_action,
+    started_record_name,
+)
 
 
 def read_marker(path):
@@ -147,6 +176,24 @@ def read_marker(path):
             return json.load(handle)
     except (IOError, OSError, ValueError):
         return None
+
+
+def read_started_record(path, prefix):
+    """Whether ``path`` is the role's record of an install started at ``prefix``: a regular file of the user this
+    runs as (root) that no one else may write, naming the prefix. Anything else proves nothing."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return False
+        with open(path) as handle:
+            return json.load(handle).get('prefix') == prefix
+    except (IOError, OSError, ValueError, AttributeError):
+        return False
+
+
+def folder_entries(path):
+    """The names in folder ``path``; None when it is not a folder."""
+    return os.listdir(path) if os.path.isdir(path) else None
 
 
 def conda_runs(module, prefix):
@@ -190,6 +237,7 @@ def main():
             url=dict(type='str', default=''),
             prefix=dict(type='path', required=True),
             marker=dict(type='path', required=True),
+            started_records=dict(type='path', required=True),
             allow_downgrade=dict(type='bool', default=False),
             group=dict(type='str'),
             members=dict(type='list', elements='str', default=[]),
@@ -203,14 +251,24 @@ def main():
     except ValueError as error:
         module.fail_json(msg='miniconda: %s' % error)
     prefix = params['prefix']
-    exists = os.path.exists(prefix)
-    try:
-        decision = install_action(installer, exists, read_marker(params['marker']) if exists else None,
-                                  exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
-    except ValueError as error:
-        module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
-    module.exit_json(changed=False, installer=installer, group_exists=group_exists(params['group']),
-                     missing_members=missing_users(params['members']), **decision)
+    started_record = os.path.join(params['started_records'], started_record_name(prefix))
+    exists = os.path.lexists(prefix)
+    decision = None
+    if exists:
+        # Before its conda is run: a folder of someone else's is refused without running anything in it.
+        try:
+            decision = existing_prefix_action(folder_entries(prefix), read_started_record(started_record, prefix),
+                                              os.path.basename(params['marker']))
+        except OSError as error:
+            module.fail_json(msg='miniconda: cannot read miniconda_prefix %s: %s' % (prefix, error), installer=installer)
+    if decision is None:
+        try:
+            decision = install_action(installer, exists, read_marker(params['marker']) if exists else None,
+                                      exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
+        except ValueError as error:
+            module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
+    module.exit_json(changed=False, installer=installer, prefix_exists=exists, started_record=started_record,
+                     group_exists=group_exists(params['group']), missing_members=missing_users(params['members']), **decision)
 
 
 if __name__ == '__main__':

@@ -89,13 +89,17 @@ def test_update_over_an_install_keeps_its_envs(tmp_path, conda_installer, option
     assert version.stdout.strip() == "conda 26.7.1", version.stderr
 
 
-def test_pause_hook_stops_midway_until_its_file_goes(tmp_path, conda_installer):
-    """INSTALLER_TESTBED_PAUSE_FILE (the kill points' hook): the payload unpacked, no conda launcher yet,
+@pytest.mark.parametrize("variable, conda_meta", [
+    ("INSTALLER_TESTBED_PAUSE_BEFORE_META_FILE", False),
+    ("INSTALLER_TESTBED_PAUSE_FILE", True),
+])
+def test_pause_hook_stops_midway_until_its_file_goes(tmp_path, conda_installer, variable, conda_meta):
+    """The kill points' hooks: the payload unpacked, conda-meta/ not yet or already there, no conda launcher yet,
     <file>.reached names the installer's pid; removing the file lets the install finish."""
     prefix, pause = str(tmp_path / "conda"), str(tmp_path / "pause")
     open(pause, "w").close()
     proc = subprocess.Popen(["bash", conda_installer, "-b", "-p", prefix], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=dict(os.environ, HOME=str(tmp_path), INSTALLER_TESTBED_PAUSE_FILE=pause))
+                            text=True, env=dict(os.environ, HOME=str(tmp_path), **{variable: pause}))
     deadline = time.monotonic() + 60
     while not os.path.exists(pause + ".reached"):
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -103,6 +107,7 @@ def test_pause_hook_stops_midway_until_its_file_goes(tmp_path, conda_installer):
     with open(pause + ".reached") as handle:
         assert json.load(handle) == {"pid": proc.pid, "prefix": prefix}
     assert proc.poll() is None and not os.path.exists(os.path.join(prefix, "bin", "conda"))
+    assert os.path.isdir(os.path.join(prefix, "conda-meta")) is conda_meta and os.listdir(prefix)
     os.unlink(pause)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0 and stdout.endswith("installation finished.\n"), stderr

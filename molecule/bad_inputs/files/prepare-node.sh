@@ -13,6 +13,18 @@ printf '#!/bin/sh\necho "conda 26.7.1"\n' > /opt/conda/bin/conda
 chmod 0755 /opt/conda/bin/conda
 printf '{"flavor": "miniconda", "version": "99.1.1-0", "sha256": "%064d"}\n' 0 > /opt/conda/.aistack-miniconda.json
 
+# Where a conda base could go but must not: a folder of someone else's (data, no conda-meta/), and a file.
+mkdir -p /opt/datasets
+echo "an admin's data" > /opt/datasets/imagenet.tar
+echo "an admin's notes" > /opt/conda-notes.txt
+# An installer that writes into its prefix as the real one does, for the cases that must be refused before
+# any installer runs (their miniconda_installer_sha256 is this file's).
+cat > /root/installer-writes-its-prefix.sh <<'EOF'
+#!/bin/sh
+while getopts "bfup:" option; do [ "$option" = p ] && prefix=$OPTARG; done
+mkdir -p "$prefix/bin" && echo installed > "$prefix/bin/installed"
+EOF
+
 # Other bytes under the Miniconda installer's name.
 printf '#!/bin/sh\necho "not the Miniconda installer"\n' > /root/Miniconda3-py311_25.1.1-2-Linux-x86_64.sh
 

@@ -75,3 +75,10 @@ def test_a_group_member_gets_environments_and_a_package_cache_of_their_own(host)
 def test_anaconda_terms_recorded_once(host):
     record = host.file("/opt/conda/etc/aistack-anaconda-tos-accepted").content_string.split()
     assert record == ["https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r"]
+
+
+def test_no_started_install_is_left_recorded(host):
+    """The role's records of the installs it started go once a base has conda-meta/; their folder is root's alone."""
+    records = host.file("/var/lib/aistack/miniconda")
+    assert (records.is_directory, records.user, records.group, records.mode) == (True, "root", "root", 0o755)
+    assert records.listdir() == []

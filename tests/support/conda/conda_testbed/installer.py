@@ -92,19 +92,25 @@ fi
 PREFIX="$(cd "$PREFIX" && pwd)"
 echo "PREFIX=$PREFIX"
 echo "Unpacking payload ..."
+# Test hooks, each only while the file its variable names exists: stop, write <file>.reached
+# ({"pid": ..., "prefix": ...}) and wait for a test's SIGKILL.
+pause_while() {
+    [ -n "$1" ] && [ -e "$1" ] || return 0
+    printf '{"pid": %d, "prefix": "%s"}\n' "$$" "$PREFIX" > "$1.reached.tmp"
+    mv "$1.reached.tmp" "$1.reached"
+    while [ -e "$1" ]; do sleep 0.1; done
+}
 SITE="$PREFIX/lib/python$PYVER/site-packages"
 rm -rf "$SITE/conda_testbed" "$SITE/rattler"
-mkdir -p "$SITE" "$PREFIX/bin" "$PREFIX/condabin" "$PREFIX/conda-meta" "$PREFIX/pkgs" "$PREFIX/envs" \
-    "$PREFIX/etc/profile.d" || exit 1
+mkdir -p "$SITE" "$PREFIX/bin" "$PREFIX/condabin" "$PREFIX/pkgs" "$PREFIX/envs" "$PREFIX/etc/profile.d" || exit 1
 ARCHIVE_LINE=$(awk '/^__ARCHIVE_BELOW__$/ { print NR + 1; exit 0 }' "$0")
 tail -n "+$ARCHIVE_LINE" "$0" | tar -xzf - -C "$SITE" || { echo "ERROR: could not extract the payload" >&2; exit 1; }
-# Test hook (INSTALLER_TESTBED_PAUSE_FILE, only while that file exists): stop here, the payload
-# unpacked but no launcher yet, write <file>.reached ({"pid": ...}) and wait for a test's SIGKILL.
-if [ -n "${INSTALLER_TESTBED_PAUSE_FILE:-}" ] && [ -e "$INSTALLER_TESTBED_PAUSE_FILE" ]; then
-    printf '{"pid": %d, "prefix": "%s"}\n' "$$" "$PREFIX" > "$INSTALLER_TESTBED_PAUSE_FILE.reached.tmp"
-    mv "$INSTALLER_TESTBED_PAUSE_FILE.reached.tmp" "$INSTALLER_TESTBED_PAUSE_FILE.reached"
-    while [ -e "$INSTALLER_TESTBED_PAUSE_FILE" ]; do sleep 0.1; done
-fi
+# INSTALLER_TESTBED_PAUSE_BEFORE_META_FILE: the payload unpacked, no conda-meta/ yet (the real installer
+# makes it when it links the packages it unpacked).
+pause_while "${INSTALLER_TESTBED_PAUSE_BEFORE_META_FILE:-}"
+mkdir -p "$PREFIX/conda-meta" || exit 1
+# INSTALLER_TESTBED_PAUSE_FILE: conda-meta/ there, no launcher yet.
+pause_while "${INSTALLER_TESTBED_PAUSE_FILE:-}"
 printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PYTHON")" "$PYVER" > "$PREFIX/pyvenv.cfg"
 ln -sfn "$PYTHON" "$PREFIX/bin/python"
 ln -sfn python "$PREFIX/bin/python3"

@@ -13,8 +13,10 @@ import yaml
 from conftest import REPO_ROOT
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
     choose_installer,
+    existing_prefix_action,
     install_action,
     installer_version_tuple,
+    started_record_name,
 )
 
 
@@ -132,3 +134,56 @@ def test_downgrade_only_when_allowed():
     marker = {"flavor": "miniconda", "version": "26.7.1-0"}
     assert "miniconda_allow_downgrade" in install_action(DESIRED, True, marker, True)["reason"]
     assert install_action(DESIRED, True, marker, True, allow_downgrade=True)["action"] == "upgrade"
+
+
+MARKER = ".aistack-miniconda.json"
+
+
+@pytest.mark.parametrize("entries, started, action", [
+    # someone else's folder: refused, whatever is in it
+    (["data.tar"], False, "refuse"),
+    ([".bashrc"], False, "refuse"),
+    (["bin", "lib", "pkgs"], False, "refuse"),
+    # not a folder
+    (None, False, "refuse"),
+    (None, True, "refuse"),
+    # empty, or a fresh filesystem's mount point: installed into
+    ([], False, "install"),
+    (["lost+found"], False, "install"),
+    ([], True, "install"),
+    # a conda base (the role's or from elsewhere), the role's marker, or its record of a started install:
+    # install_action decides
+    (["bin", "conda-meta"], False, None),
+    ([MARKER, "bin"], False, None),
+    (["pkgs", "_conda"], True, None),
+])
+def test_existing_prefix_action(entries, started, action):
+    decision = existing_prefix_action(entries, started, MARKER)
+    assert (decision and decision["action"]) == action
+    if action == "refuse":
+        assert decision["reason"].startswith("miniconda_prefix ") and "Nothing was changed." in decision["reason"]
+
+
+def test_foreign_folder_refusal_names_what_is_in_it():
+    reason = existing_prefix_action(["b", "a", "lost+found"], False, MARKER)["reason"]
+    assert "it holds a, b, lost+found, and no conda-meta/" in reason
+    reason = existing_prefix_action(["f%d" % number for number in range(8)], False, MARKER)["reason"]
+    assert "it holds f0, f1, f2, f3, f4 and 3 more, and no conda-meta/" in reason
+
+
+@pytest.mark.parametrize("prefix, name", [
+    ("/opt/conda", "opt-conda.json"),
+    ("/opt/conda/", "opt-conda.json"),
+    ("//srv//conda", "srv-conda.json"),
+    ("/opt/my-conda", "opt-my\\x2dconda.json"),
+    ("/srv/.hidden/conda_1.2", "srv-.hidden-conda_1.2.json"),
+    ("/opt/a\\b", "opt-a\\x5cb.json"),
+    (u"/opt/c\u00f6nda", "opt-c\\xc3\\xb6nda.json"),
+])
+def test_started_record_name_is_the_prefix_as_systemd_escapes_it(prefix, name):
+    assert started_record_name(prefix) == name
+
+
+def test_started_record_names_differ_for_different_prefixes():
+    prefixes = ["/opt/a-b", "/opt/a/b", "/opt/a_b", "/opt/a.b", "/opt/a\\x2db"]
+    assert len(set(started_record_name(prefix) for prefix in prefixes)) == len(prefixes)

@@ -17,6 +17,7 @@ import yaml
 from ansible.module_utils import basic
 from conftest import REPO_ROOT, run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import miniconda_plan
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import started_record_name
 
 with open(os.path.join(REPO_ROOT, "roles", "miniconda", "vars", "main.yml")) as _handle:
     TABLE = yaml.safe_load(_handle)["__miniconda_installers"]
@@ -28,6 +29,7 @@ def node(tmp_path, monkeypatch):
     class Node(object):
         prefix = tmp_path / "conda"
         marker = tmp_path / "conda" / ".aistack-miniconda.json"
+        records = tmp_path / "records"
         conda_rc = 0
         calls = []
 
@@ -42,13 +44,16 @@ def node(tmp_path, monkeypatch):
 
 def plan(node, capsys, **settings):
     args = dict(installers=TABLE, flavor="miniconda", architecture="x86_64", prefix=str(node.prefix),
-                marker=str(node.marker), _ansible_check_mode=True)
+                marker=str(node.marker), started_records=str(node.records), _ansible_check_mode=True)
     args.update(settings)
     return run_module(miniconda_plan, args, capsys)
 
 
-def install_conda(node, marker):
+def install_conda(node, marker, conda_meta=True):
+    """A conda base at the prefix (``conda-meta/`` unless told otherwise) whose bin/conda runs."""
     (node.prefix / "bin").mkdir(parents=True)
+    if conda_meta:
+        (node.prefix / "conda-meta").mkdir()
     conda = node.prefix / "bin" / "conda"
     conda.write_text(u"#!/bin/sh\n")
     conda.chmod(0o755)
@@ -63,6 +68,75 @@ def test_no_prefix_is_an_install_of_the_default_version(node, capsys):
     assert result["installer"]["version"] == TABLE["miniconda"]["default_version"]
     assert result["installer"]["filename"] == "Miniconda3-py311_25.1.1-2-Linux-x86_64.sh"
     assert node.calls == []
+
+
+def write_started_record(node, prefix=None, mode=0o644):
+    node.records.mkdir(exist_ok=True)
+    record = node.records / started_record_name(str(node.prefix))
+    record.write_text(json.dumps({"prefix": prefix or str(node.prefix), "flavor": "miniconda", "version": "25.1.1-2"}))
+    record.chmod(mode)
+    return record
+
+
+def test_no_prefix_is_installed_without_update_in_place(node, capsys):
+    result = plan(node, capsys)[1]
+    assert result["prefix_exists"] is False
+    assert result["started_record"] == str(node.records / started_record_name(str(node.prefix)))
+
+
+def test_existing_folder_the_role_did_not_make_is_refused_without_running_it(node, capsys):
+    install_conda(node, None, conda_meta=False)
+    (node.prefix / "notes.txt").write_text(u"an admin's file\n")
+    rc, result = plan(node, capsys)
+    assert rc == 0 and result["action"] == "refuse" and result["prefix_exists"] is True
+    assert result["reason"].startswith("miniconda_prefix is an existing folder this role did not make: it holds bin, "
+                                       "notes.txt, and no conda-meta/")
+    assert node.calls == []
+
+
+@pytest.mark.parametrize("found", [[], ["lost+found"]])
+def test_empty_folder_is_installed_into_in_place(node, capsys, found):
+    node.prefix.mkdir()
+    for name in found:
+        (node.prefix / name).mkdir()
+    rc, result = plan(node, capsys)
+    assert (rc, result["action"], result["prefix_exists"]) == (0, "install", True)
+    assert node.calls == []
+
+
+def test_install_the_role_started_before_conda_meta_is_repaired(node, capsys):
+    (node.prefix / "pkgs").mkdir(parents=True)
+    write_started_record(node)
+    rc, result = plan(node, capsys)
+    assert (rc, result["action"]) == (0, "repair") and "no completion marker" in result["reason"]
+
+
+@pytest.mark.parametrize("prefix, mode", [("/elsewhere", 0o644), (None, 0o664), (None, 0o646)])
+def test_a_record_others_may_write_or_of_another_prefix_proves_nothing(node, capsys, prefix, mode):
+    (node.prefix / "pkgs").mkdir(parents=True)
+    write_started_record(node, prefix, mode)
+    assert plan(node, capsys)[1]["action"] == "refuse"
+
+
+def test_a_linked_record_proves_nothing(node, capsys, tmp_path):
+    (node.prefix / "pkgs").mkdir(parents=True)
+    real = write_started_record(node)
+    real.rename(tmp_path / "elsewhere.json")
+    real.symlink_to(tmp_path / "elsewhere.json")
+    assert plan(node, capsys)[1]["action"] == "refuse"
+
+
+def test_conda_base_from_elsewhere_is_adopted(node, capsys):
+    install_conda(node, None)
+    rc, result = plan(node, capsys)
+    assert (rc, result["action"]) == (0, "repair")
+    assert node.calls == [[str(node.prefix / "bin" / "conda"), "--version"]]
+
+
+def test_a_file_at_the_prefix_is_refused(node, capsys):
+    node.prefix.write_text(u"not a folder\n")
+    result = plan(node, capsys)[1]
+    assert result["action"] == "refuse" and result["reason"].startswith("miniconda_prefix is there but is not a folder")
 
 
 def test_verified_prefix_needs_nothing(node, capsys):
@@ -130,3 +204,13 @@ def test_names_group_members_that_are_no_user(node, capsys):
     assert plan(node, capsys, members=["aistack-no-such-user", known, "alcie"])[1]["missing_members"] == [
         "aistack-no-such-user", "alcie"]
     assert plan(node, capsys)[1]["missing_members"] == []
+
+
+def test_a_prefix_that_cannot_be_read_fails_naming_it(node, capsys, monkeypatch):
+    node.prefix.mkdir()
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied", path)
+    monkeypatch.setattr(miniconda_plan.os, "listdir", refuse)
+    rc, result = plan(node, capsys)
+    assert rc == 1 and result["msg"].startswith("miniconda: cannot read miniconda_prefix %s: " % node.prefix)
