@@ -20,6 +20,7 @@ ARGUMENT_SPEC = dict(
     catalogue=dict(type='dict', required=True),
     gpus=dict(type='list', elements='dict', default=[]),
     dcgm_diag_level=dict(type='int', default=0),
+    dcgm_install_planned=dict(type='bool', default=False),
     fail_class=dict(type='str', default='REBOOT'),
     scan=dict(type='bool', default=True),
 )
@@ -185,6 +186,18 @@ def catalogue_problems(catalogue):
     for key in ('failed_class', 'warning_class'):
         if (dcgm or {}).get(key) not in CLASSES:
             problems.append('dcgm.%s must be one of %s, got %r' % (key, ', '.join(CLASSES), (dcgm or {}).get(key)))
+    for index, waiver in enumerate((dcgm or {}).get('waivers') or []):
+        where = 'dcgm.waivers[%d]' % index
+        check(where, waiver, ('versions', 'test', 'message', 'why', 'source'))
+        if not isinstance(waiver, dict):
+            continue
+        versions = waiver.get('versions')
+        if not isinstance(versions, list) or not versions or not all(re.match(r'^\d+\.\d+\.\d+$', str(v)) for v in versions):
+            problems.append('%s.versions must list exact DCGM versions such as "4.5.0", got %r' % (where, versions))
+        try:
+            re.compile(str(waiver.get('message')))
+        except re.error as error:
+            problems.append('%s.message must be a regular expression: %s' % (where, error))
     return problems
 
 
@@ -216,11 +229,32 @@ def _dcgm_results(data):
                 yield test.get('name'), gpu, result.get('status'), warnings
 
 
-def assess_dcgm(data, level, catalogue):
-    """The verdict on ``dcgmi diag -r <level> -j`` output (parsed JSON)."""
+def waiver_for(finding, version, tests_run, waivers):
+    """The catalogue's waiver of a known false diagnostic that covers this finding at this DCGM
+    version, or None: the version is listed, the test is the waiver's, the test it follows ran in
+    the same diagnostic, and every message of the finding matches."""
+    for waiver in waivers or []:
+        if version not in [str(listed) for listed in waiver.get('versions') or []]:
+            continue
+        if str(finding['test']).lower() != str(waiver['test']).lower():
+            continue
+        if waiver.get('after_test') and str(waiver['after_test']).lower() not in tests_run:
+            continue
+        pattern = re.compile(waiver['message'], re.I)
+        if finding['messages'] and all(pattern.search(message) for message in finding['messages']):
+            return waiver
+    return None
+
+
+def assess_dcgm(data, level, catalogue, version=None):
+    """The verdict on ``dcgmi diag -r <level> -j`` output (parsed JSON) from DCGM ``version``: a
+    finding that a waiver of the catalogue covers (a known false diagnostic of that version) is
+    listed as waived and does not count."""
     rules = catalogue['dcgm']
     findings = []
-    for name, gpu, status, warnings in _dcgm_results(data if isinstance(data, dict) else {}):
+    results = list(_dcgm_results(data if isinstance(data, dict) else {}))
+    tests_run = set(str(name).lower() for name, _gpu, _status, _warnings in results)
+    for name, gpu, status, warnings in results:
         state = str(status or '').lower()
         if state.startswith('fail'):
             classes = []
@@ -234,10 +268,15 @@ def assess_dcgm(data, level, catalogue):
         else:
             continue
         messages = [str(w.get('warning', w.get('message', w)) if isinstance(w, dict) else w) for w in warnings or []]
-        findings.append({'test': name, 'gpu_id': gpu, 'status': status, 'class': found, 'messages': messages})
-    verdict = worst(finding['class'] for finding in findings)
-    return {'level': level, 'status': 'failed' if findings else 'passed', 'class': verdict, 'findings': findings,
-            'source': rules['source']}
+        finding = {'test': name, 'gpu_id': gpu, 'status': status, 'class': found, 'messages': messages}
+        waiver = waiver_for(finding, version, tests_run, rules.get('waivers'))
+        if waiver:
+            finding.update({'class': 'OK', 'waived': {'class': found, 'why': waiver['why'], 'source': waiver['source']}})
+        findings.append(finding)
+    counted = [finding for finding in findings if 'waived' not in finding]
+    verdict = worst(finding['class'] for finding in counted)
+    return {'level': level, 'version': version, 'status': 'failed' if counted else 'passed', 'class': verdict,
+            'findings': findings, 'waived': len(findings) - len(counted), 'source': rules['source']}
 
 
 def _group(events, catalogue):
@@ -306,9 +345,10 @@ def assess(kernel_log, gpus, catalogue, fail_class='REBOOT', dcgm=None):
         verdict = worst(classes)
     actions = dict((item['name'], item['action']) for item in catalogue['classes'])
     messages = [device['message'] for device in devices if device['class'] != 'OK']
-    messages += ['dcgmi diag -r %s %s on GPU %s: %s (%s)' % (dcgm['level'], f['test'], f['gpu_id'], f['class'],
-                                                             '; '.join(f['messages']) or f['status'])
-                 for f in dcgm.get('findings') or []]
+    messages += ['dcgmi diag -r %s %s on GPU %s: %s (%s)%s' % (
+        dcgm['level'], f['test'], f['gpu_id'], f['class'], '; '.join(f['messages']) or f['status'],
+        ' waived, a known false diagnostic of DCGM %s: %s (%s)' % (dcgm.get('version'), f['waived']['why'], f['waived']['source'])
+        if f.get('waived') else '') for f in dcgm.get('findings') or []]
     fails = fail_class != FAIL_NEVER and rank(verdict) >= rank(fail_class)
     source = kernel_log.get('source') or 'none'
     if readable:

@@ -20,10 +20,11 @@ MODES = ('fail', 'warn')
 PUBLISHED = {
     'apex_build': ('apex_build_report',),
     'conda_env': ('conda_env_info', 'conda_env_target'),
+    'dcgm': ('dcgm_install_planned', 'dcgm_result'),
     'gpu_validate': ('gpu_validate_result',),
     'jupyter_kernel': ('jupyter_kernel_result',),
     'miniconda': ('miniconda_result',),
-    'mirrors_condarc': ('mirrors_condarc_chosen', 'mirrors_condarc_fallbacks', 'mirrors_condarc_ranked'),
+    'mirrors_condarc': ('mirrors_condarc_backups', 'mirrors_condarc_chosen', 'mirrors_condarc_fallbacks', 'mirrors_condarc_ranked'),
     'node_manifest': ('node_manifest_recorded',),
     'numa_tuning': ('numa_tuning_env', 'numa_tuning_host_result'),
     'nvidia_driver': ('nvidia_driver_reboot_needed', 'nvidia_driver_report', 'nvidia_driver_secure_boot'),

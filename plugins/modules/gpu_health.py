@@ -19,7 +19,8 @@ description:
     C(ISOLATE), gives each GPU (by PCI bus id) the worst class of its events and of its model's escalation thresholds,
     and the node the worst class of its devices.
   - With O(dcgm_diag_level) above 0, runs C(dcgmi diag -r <level> -j) and folds its failures in; a node without
-    C(dcgmi) is refused, naming C(gpu_validate_dcgm_diag_level).
+    C(dcgmi) is refused, naming C(gpu_validate_dcgm_diag_level). A failure that a waiver of the catalogue covers at
+    the node's DCGM version (C(dcgmi -v)), a known false diagnostic, is listed as waived and does not count.
   - A kernel log that cannot be read, with no diagnostic run, gives the verdict C(UNKNOWN), never C(OK).
   - With O(scan=false) only checks the input (the catalogue, the variables, C(dcgmi) where a level is asked for) and
     returns RV(problems), for the role's preflight. Without a DCGM level that check needs nothing from the node, so the
@@ -41,6 +42,12 @@ options:
     description: C(dcgmi diag) run level, 1 (quick) to 3 (long); 0 runs none.
     type: int
     default: 0
+  dcgm_install_planned:
+    description:
+      - The P(aistack.gpu_node.dcgm#role) role installs DCGM later in this run (its preflight's fact
+        C(dcgm_install_planned)); with O(scan=false) a missing C(dcgmi) is then not a problem.
+    type: bool
+    default: false
   fail_class:
     description: The class from which RV(health.fails) is true; C(never) makes every class a warning.
     type: str
@@ -131,7 +138,9 @@ health:
       type: list
       elements: dict
     dcgm:
-      description: C(level), C(status) (C(off), C(skipped), C(passed), C(failed)), C(class), C(findings).
+      description:
+        - C(level), C(version) (the DCGM client's, C(dcgmi -v)), C(status) (C(off), C(skipped), C(passed), C(failed)),
+          C(class), C(findings) (a waived one with C(waived) - the class it had, C(why), C(source)), C(waived) (how many).
       type: dict
     messages:
       description: One line per device not OK and per DCGM finding.
@@ -146,7 +155,7 @@ health:
 import json
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_health
+from ansible_collections.aistack.gpu_node.plugins.module_utils import dcgm, gpu_health
 
 
 def read_kernel_log(module):
@@ -175,12 +184,13 @@ def read_kernel_log(module):
 def run_dcgm(module, dcgmi, level, catalogue):
     if module.check_mode:
         return {'level': level, 'status': 'skipped', 'reason': 'check mode'}
+    version = dcgm.parse_dcgmi_version(module.run_command([dcgmi, '-v'])[1])['client']
     rc, out, err = module.run_command([dcgmi, 'diag', '-r', str(level), '-j'])
     try:
         data = json.loads(out)
     except ValueError:
         module.fail_json(msg='gpu_validate: dcgmi diag -r %d -j gave no JSON (exit %d): %s' % (level, rc, (err or out).strip()))
-    return gpu_health.assess_dcgm(data, level, catalogue)
+    return gpu_health.assess_dcgm(data, level, catalogue, version=version)
 
 
 def main():
@@ -189,7 +199,7 @@ def main():
     level = params['dcgm_diag_level']
     problems = gpu_health.catalogue_problems(params['catalogue']) + gpu_health.input_problems(level, params['fail_class'])
     dcgmi = module.get_bin_path('dcgmi') if level else None
-    if level and not dcgmi:
+    if level and not dcgmi and not (params['dcgm_install_planned'] and not params['scan']):
         problems.append(gpu_health.dcgmi_missing_problem(level))
     if not params['scan']:
         module.exit_json(changed=False, problems=problems)

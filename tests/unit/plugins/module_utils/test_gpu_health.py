@@ -266,7 +266,7 @@ def dcgm3(*results):
 def test_dcgm_pass_and_skip_are_ok(catalogue):
     data = dcgm3(("GPU Memory", {"gpu_id": "0", "status": "Skip"}), ("Diagnostic", {"gpu_id": "0", "status": "Pass"}))
     assert gpu_health.assess_dcgm(data, 2, catalogue) == {
-        "level": 2, "status": "passed", "class": "OK", "findings": [],
+        "level": 2, "version": None, "status": "passed", "class": "OK", "findings": [], "waived": 0,
         "source": "https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/errors.html"}
 
 
@@ -286,6 +286,55 @@ def test_dcgm4_layout_and_unparsable_input(catalogue):
     data = {"DCGM Diagnostic": {"tests": [{"name": "memory", "results": [{"entity_id": 0, "status": "Fail"}]}]}}
     assert gpu_health.assess_dcgm(data, 1, catalogue)["findings"][0]["gpu_id"] == 0
     assert gpu_health.assess_dcgm("not json", 1, catalogue)["status"] == "passed"
+
+
+def dcgm4_level3(nvbandwidth_message, with_diagnostic=True):
+    """``dcgmi diag -r 3 -j`` of DCGM 4.x: the diagnostic (GpuBurn) test passed, nvbandwidth failed with
+    the message NVIDIA/DCGM#272 quotes (its GPU index filled in)."""
+    tests = [{"name": "diagnostic", "results": [{"entity_id": 2, "status": "Pass"}]}] if with_diagnostic else []
+    tests.append({"name": "nvbandwidth", "results": [{"entity_id": 2, "status": "Fail", "warnings": [
+        {"warning": nvbandwidth_message, "error_severity": 1}]}]})
+    return {"DCGM Diagnostic": {"tests": tests}}
+
+
+MCUTIL_272 = ("The memory copy utilization for the GPU: 2 is greater than 10%. This may affect the results of the "
+              "nvbandwidth test.")
+
+
+def test_dcgm_waiver_covers_the_known_false_nvbandwidth_failure_of_4_5_0(catalogue):
+    result = gpu_health.assess_dcgm(dcgm4_level3(MCUTIL_272), 3, catalogue, version="4.5.0")
+    assert result["status"] == "passed" and result["class"] == "OK" and result["waived"] == 1
+    waived = result["findings"][0]
+    assert waived["test"] == "nvbandwidth" and waived["class"] == "OK"
+    assert waived["waived"]["class"] == "MONITOR" and waived["waived"]["source"] == "https://github.com/NVIDIA/DCGM/issues/272"
+    health = gpu_health.assess({"source": "journalctl", "text": ""}, h200_gpus(), catalogue, dcgm=result)
+    assert health["verdict"] == "OK" and not health["fails"]
+    assert "waived, a known false diagnostic of DCGM 4.5.0" in health["messages"][0]
+
+
+@pytest.mark.parametrize("version, data", [
+    # Another version: 4.4.2 passes, 4.5.2 waits for idle copy engines; a failure there is real.
+    ("4.5.2", dcgm4_level3(MCUTIL_272)),
+    (None, dcgm4_level3(MCUTIL_272)),
+    # nvbandwidth alone (no GpuBurn before it in the run), or another message: not the known case.
+    ("4.5.0", dcgm4_level3(MCUTIL_272, with_diagnostic=False)),
+    ("4.5.0", dcgm4_level3("nvbandwidth measured 12 GB/s, below the expected 300 GB/s")),
+])
+def test_dcgm_waiver_is_kept_to_its_version_test_order_and_message(catalogue, version, data):
+    result = gpu_health.assess_dcgm(data, 3, catalogue, version=version)
+    assert result["status"] == "failed" and result["class"] == "MONITOR" and result["waived"] == 0
+    assert "waived" not in result["findings"][0]
+
+
+def test_dcgm_waivers_are_checked_like_the_rest_of_the_catalogue(catalogue):
+    broken = copy.deepcopy(catalogue)
+    broken["dcgm"]["waivers"] = [{"versions": ["4.5"], "test": "nvbandwidth", "message": "(", "why": "x",
+                                  "source": "http://example.org"}, "not a mapping"]
+    assert gpu_health.catalogue_problems(broken) == [
+        "dcgm.waivers[0].source must be an https URL, got 'http://example.org'",
+        "dcgm.waivers[0].versions must list exact DCGM versions such as \"4.5.0\", got ['4.5']",
+        "dcgm.waivers[0].message must be a regular expression: missing ), unterminated subpattern at position 0",
+        "dcgm.waivers[1] must be a mapping, got 'not a mapping'"]
 
 
 def test_dcgm_folds_into_the_node_verdict(catalogue):

@@ -128,6 +128,36 @@ def test_dcgm_runs_and_folds_in(node, capsys):
     assert result["health"]["dcgm"]["class"] == "RESET" and result["health"]["verdict"] == "RESET"
 
 
+def test_dcgm_version_from_dcgmi_v_decides_the_waivers(node, capsys, monkeypatch):
+    """DCGM 4.5.0's nvbandwidth failure right after the diagnostic test (NVIDIA/DCGM#272) is waived there."""
+    node.programs = {"journalctl", "dcgmi"}
+    node.outputs["journalctl"] = (0, "", "")
+    version_4_5_0 = read_public("dcgmi-v-4.7.0.txt").replace("4.7.0", "4.5.0")
+    diag = {"DCGM Diagnostic": {"tests": [
+        {"name": "diagnostic", "results": [{"entity_id": 0, "status": "Pass"}]},
+        {"name": "nvbandwidth", "results": [{"entity_id": 0, "status": "Fail", "warnings": [{"warning": (
+            "The memory copy utilization for the GPU: 0 is greater than 10%. This may affect the results of the "
+            "nvbandwidth test."), "error_severity": 1}]}]}]}}
+    answers = {"-v": (0, version_4_5_0, ""), "diag": (226, json.dumps(diag), "")}
+
+    def run_command(self, argv, **kwargs):
+        node.calls.append(argv)
+        return answers[argv[1]] if argv[0] == "/usr/bin/dcgmi" else node.outputs[os.path.basename(argv[0])]
+
+    monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
+    code, result = run_module(gpu_health, args(catalogue=CATALOGUE, dcgm_diag_level=3), capsys)
+    dcgm = result["health"]["dcgm"]
+    assert code == 0 and dcgm["version"] == "4.5.0" and dcgm["status"] == "passed" and dcgm["waived"] == 1
+    assert ["/usr/bin/dcgmi", "-v"] in node.calls
+
+
+def test_dcgm_level_accepted_in_the_input_check_when_the_dcgm_role_installs_it(node, capsys):
+    code, result = run_module(gpu_health, args(scan=False, dcgm_diag_level=1, dcgm_install_planned=True), capsys)
+    assert code == 0 and result["problems"] == []
+    code, result = run_module(gpu_health, args(dcgm_diag_level=1, dcgm_install_planned=True), capsys)
+    assert code == 1 and "dcgmi is not installed on the node" in result["msg"]
+
+
 def test_dcgm_is_skipped_in_check_mode(node, capsys):
     node.programs = {"journalctl", "dcgmi"}
     node.outputs["journalctl"] = (0, "", "")
