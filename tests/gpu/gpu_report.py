@@ -182,7 +182,29 @@ def _driver_section(host):
             out.append("- Fabric Manager: %s." % (fabric.get("reason") or ("needed" if fabric.get("needed") else "not needed")))
     if health:
         out.append("- Health: %s." % (health.get("summary") or health.get("verdict")))
+    out.append(dcgm_line(host))
     return out
+
+
+def dcgm_line(host):
+    """DCGM as the dcgm role found it (dcgm_result): absent, skipped, or its version, and the diagnostic
+    gpu_validate ran with it (health.dcgm)."""
+    if "dcgm" not in host:
+        return "- DCGM: not recorded (this run predates the dcgm role)."
+    dcgm, diag = host.get("dcgm") or {}, (host.get("health") or {}).get("dcgm") or {}
+    mode = dcgm.get("mode")
+    if mode in ("skip", "absent", None):
+        return "- DCGM: %s (%s)." % ("absent" if mode == "absent" else "skipped", dcgm.get("reason") or "no dcgm_result")
+    line = "- DCGM: %s (%s, `%s`, CUDA %s, managed by the role: %s; client %s, host engine %s)" % (
+        dcgm.get("version"), mode, dcgm.get("package"), dcgm.get("cuda_major"), "yes" if dcgm.get("managed") else "no",
+        dcgm.get("client"), dcgm.get("hostengine") or "not answering")
+    status = diag.get("status", "off")
+    if status == "off":
+        return line + "; no diagnostic run (gpu_validate_dcgm_diag_level 0)."
+    if status == "skipped":
+        return line + "; dcgmi diag -r %s skipped (%s)." % (diag.get("level"), diag.get("reason"))
+    return line + "; dcgmi diag -r %s: **%s** (%s%s)." % (
+        diag.get("level"), status, diag.get("class"), ", %d waived" % diag["waived"] if diag.get("waived") else "")
 
 
 def _packages(items):

@@ -154,8 +154,48 @@ def test_driver_section_from_the_h200_adopt_run():
         "- Branch lifecycle: R580 LTSB, supported until 2028-06.",
         "- Fabric Manager: no NVSwitch on the PCI bus (no NVIDIA device of bridge class 0x0680): Fabric Manager is not needed.",
         "- Health: health OK: 0 Xid/SXid events in the kernel log since boot (dmesg) on 0 devices.",
+        "- DCGM: not recorded (this run predates the dcgm role).",
     ]
     assert gpu_report._driver_section({}) == []
+
+
+# dcgm_result as the dcgm role publishes it on the H100 host (no DCGM there: tools-present.txt of
+# ../shared/fixtures/gpu-h100), and with a DCGM adopted and a level-1 diagnostic run by gpu_validate.
+DCGM_ABSENT = {"mode": "absent", "reason": "DCGM is not installed and dcgm_install is false", "version": None,
+               "package": None, "cuda_major": 13, "managed": False, "client": None, "hostengine": None}
+DCGM_ADOPTED = {"mode": "adopt", "reason": "DCGM 4.5.0 is installed and this role did not install it: adopted, never replaced",
+                "version": "4.5.0", "package": "datacenter-gpu-manager-4-cuda13", "cuda_major": 13, "managed": False,
+                "client": "4.5.0", "hostengine": "4.5.0"}
+
+
+@pytest.mark.parametrize("dcgm, diag, line", [
+    (DCGM_ABSENT, {"level": 0, "status": "off"},
+     "- DCGM: absent (DCGM is not installed and dcgm_install is false)."),
+    ({"mode": "skip", "reason": "no NVIDIA GPU on the PCI bus"}, {},
+     "- DCGM: skipped (no NVIDIA GPU on the PCI bus)."),
+    (DCGM_ADOPTED, {"level": 1, "version": "4.5.0", "status": "passed", "class": "OK", "findings": [], "waived": 0},
+     "- DCGM: 4.5.0 (adopt, `datacenter-gpu-manager-4-cuda13`, CUDA 13, managed by the role: no; client 4.5.0, "
+     "host engine 4.5.0); dcgmi diag -r 1: **passed** (OK)."),
+    (dict(DCGM_ADOPTED, hostengine=None), {"level": 3, "status": "passed", "class": "OK", "waived": 1},
+     "- DCGM: 4.5.0 (adopt, `datacenter-gpu-manager-4-cuda13`, CUDA 13, managed by the role: no; client 4.5.0, "
+     "host engine not answering); dcgmi diag -r 3: **passed** (OK, 1 waived)."),
+    (dict(DCGM_ADOPTED, mode="install", managed=True), {"level": 1, "status": "failed", "class": "ISOLATE", "waived": 0},
+     "- DCGM: 4.5.0 (install, `datacenter-gpu-manager-4-cuda13`, CUDA 13, managed by the role: yes; client 4.5.0, "
+     "host engine 4.5.0); dcgmi diag -r 1: **failed** (ISOLATE)."),
+    (DCGM_ADOPTED, {"level": 1, "status": "skipped", "reason": "check mode"},
+     "- DCGM: 4.5.0 (adopt, `datacenter-gpu-manager-4-cuda13`, CUDA 13, managed by the role: no; client 4.5.0, "
+     "host engine 4.5.0); dcgmi diag -r 1 skipped (check mode)."),
+    (DCGM_ADOPTED, {"level": 0, "status": "off"},
+     "- DCGM: 4.5.0 (adopt, `datacenter-gpu-manager-4-cuda13`, CUDA 13, managed by the role: no; client 4.5.0, "
+     "host engine 4.5.0); no diagnostic run (gpu_validate_dcgm_diag_level 0)."),
+])
+def test_the_report_has_a_dcgm_line(dcgm, diag, line):
+    host = {"nvidia_driver_report": {"mode": "adopt"}, "dcgm": dcgm, "health": {"verdict": "OK", "summary": "s", "dcgm": diag}}
+    assert gpu_report._driver_section(host)[-1] == line
+    report = {"commit": "abc", "written_at": "now", "passed": True, "steps": [], "host": host, "apt_path": None, "env": None,
+              "roles": {}, "tasks": {}, "apex": None, "validation": None, "numa": None, "jupyter": None, "venv": None,
+              "negatives": None}
+    assert line in gpu_report.render_markdown(report, "results/h100").splitlines()
 
 
 # tests/gpu/apt-path --out FILE as it ran on Debian 12 (folder debian12), stand-ins of 580.159.04 and 580.200.01.
