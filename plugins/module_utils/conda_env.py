@@ -255,6 +255,35 @@ def choose_torch_index(pip_lines, source, driver_version=None, requested='auto',
     return ['--extra-index-url %s' % choice['index']] + list(pip_lines), choice, warnings
 
 
+def pip_over_conda(pip_lines, conda_packages, solved=False):
+    """Why a pip requirement that names a conda package of the env is refused, or None. ``conda_packages``
+    maps normalised names to the conda spec that declares them, or, ``solved``, to what the solve links.
+
+    The pip section would replace conda's files while conda keeps its record: ``conda list`` shows
+    conda's version and python imports pip's, ``conda env export --from-history`` fails on the package
+    from the second run on, and every run changes the env again. So each package has one installer,
+    refused before any change rather than converged by force."""
+    for line in pip_lines:
+        requirement = pip_requirement(line)
+        if requirement is None or requirement[0] not in conda_packages:
+            continue
+        name, pin = requirement
+        conda_side = conda_packages[name]
+        where = ('conda installs it as a dependency of the declared conda packages (%s)' % conda_side if solved
+                 else 'it is among the conda dependencies (%s)' % conda_side)
+        if name == 'pip':
+            fix = 'pin it among the conda dependencies (pip=%s) and take it out of the pip: section' % (pin or 'X.Y')
+        elif solved:
+            fix = ('declare it among the conda dependencies (%s=%s) and take it out of the pip: section, or drop the '
+                   'conda package that needs it' % (name, pin or 'X.Y'))
+        else:
+            fix = ('keep it in one section: %s=%s among the conda dependencies, or drop %s from them and keep %s in the '
+                   'pip: section' % (name, pin or 'X.Y', conda_side, line.strip()))
+        return ('the pip: section asks for %s, but %s: pip would replace the files of conda\'s %s while conda keeps its '
+                'record, and the env would never converge. Fix: %s' % (line.strip(), where, name, fix))
+    return None
+
+
 def normalize_environment(spec, source='spec', driver_version=None, torch_variant='auto', torch_index=PYTORCH_WHEEL_INDEX,
                           gpu_present=None, gpus=None):
     """Validate an environment.yml mapping and return it in the form the module works with:
@@ -288,6 +317,9 @@ def normalize_environment(spec, source='spec', driver_version=None, torch_varian
     if pip_lines and 'pip' not in [matchspec_name(s) for s in conda_specs]:
         raise CondaEnvError('%s: the pip: section needs pip among the conda dependencies (conda runs it with the '
                             "env's own pip)" % source)
+    both = pip_over_conda(pip_lines or [], dict((normalize_pip_name(matchspec_name(s)), s) for s in conda_specs))
+    if both:
+        raise CondaEnvError('%s: %s' % (source, both))
     variables = spec.get('variables') or {}
     if not isinstance(variables, dict):
         raise CondaEnvError('%s: variables must be a mapping of name to value' % source)

@@ -198,6 +198,10 @@ notes:
     updated with C(conda env update --prune) unless the checks above find it damaged.
   - When the pip section fails, conda has already applied the conda part; the failure names pip's own error (which
     conda prints on stderr only) and the in-progress marker stays, so the env is drift until a run completes.
+  - "Each package has one installer: a pip requirement that names a conda package of the env (declared, or linked as
+    a dependency by the dry-run solve), C(numpy==2.4.5) beside conda's numpy or C(pip==25.3) beside conda's pip, is
+    refused before any change, naming the package and the fix. pip would replace conda's files while conda keeps its
+    record, so the two would disagree on the version and C(conda env export --from-history) would fail on it."
   - C(conda env create) and C(conda env update) accept no channel options, so with C(nodefaults) the apply step
     still sees the channels of .condarc after the spec's own; with C(channel_priority=strict) a package found in
     the spec's channels is never taken from them, and the dry run has proved the spec's channels suffice. The
@@ -622,6 +626,10 @@ def ensure_present(module, conda, name, prefix, lock_dir):
                       not_predicted='packages not predicted, the channels are unreachable: %s' % error)
         module.warn('env %s: %s' % (name, result['not_predicted']))
         return result
+    both = ce.pip_over_conda(environment['pip'], dict((ce.normalize_pip_name(r['name']), '%s %s' % (r['name'], r['version']))
+                                                      for r in planned['link']), solved=True)
+    if both:
+        raise ce.CondaEnvError('spec of env %s: %s. Nothing was changed' % (name, both))
     if module.check_mode:
         after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept)),
                        key=lambda r: r['name'])

@@ -305,3 +305,28 @@ def test_failures_without_json_and_unparsable_json_hide_the_password():
     assert SECRET not in ce.pip_error(stderr)
     # any message of the module's own errors
     assert SECRET not in str(ce.CondaEnvError('channel %s refused' % MIRROR))
+
+
+@pytest.mark.parametrize('conda, pip, named, fix', [
+    (['python=3.11', 'pip', 'numpy'], ['numpy==2.4.5'], 'numpy==2.4.5, but it is among the conda dependencies (numpy)',
+     'Fix: keep it in one section: numpy=2.4.5 among the conda dependencies, or drop numpy from them and keep numpy==2.4.5'),
+    (['python=3.11', 'pip=26.3'], ['pip==25.3'], 'pip==25.3, but it is among the conda dependencies (pip=26.3)',
+     'Fix: pin it among the conda dependencies (pip=25.3) and take it out of the pip: section'),
+    (['python=3.11', 'pip', 'Py_Yaml'], ['py-yaml'], 'py-yaml, but it is among the conda dependencies (Py_Yaml)',
+     'Fix: keep it in one section: py-yaml=X.Y')])
+def test_a_package_in_both_sections_is_refused_naming_it_and_the_fix(conda, pip, named, fix):
+    """Issue 36: pip over conda's numpy or pip never converged (conda's record kept, pip's files imported)."""
+    with pytest.raises(ce.CondaEnvError) as error:
+        ce.normalize_environment({'channels': ['conda-forge'], 'dependencies': conda + [{'pip': ['--no-index'] + pip}]},
+                                 source='env.yml')
+    assert str(error.value).startswith('env.yml: the pip: section asks for ' + named)
+    assert fix in str(error.value)
+
+
+def test_a_pip_line_for_a_package_conda_links_as_a_dependency_is_refused_after_the_solve():
+    assert ce.pip_over_conda(['--no-index', 'six==1.17.0'], {'libfoo': 'libfoo 1.0.0'}, solved=True) is None
+    message = ce.pip_over_conda(['libfoo==1.0.0'], {'libfoo': 'libfoo 1.0.0'}, solved=True)
+    assert message.startswith('the pip: section asks for libfoo==1.0.0, but conda installs it as a dependency of the '
+                              'declared conda packages (libfoo 1.0.0)')
+    assert message.endswith('Fix: declare it among the conda dependencies (libfoo=1.0.0) and take it out of the pip: '
+                            'section, or drop the conda package that needs it')

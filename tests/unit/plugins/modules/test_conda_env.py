@@ -399,3 +399,14 @@ def test_an_env_folder_another_user_owns_is_refused_before_conda_runs(node, caps
         "user's environment (made when the conda base was group-writable); move it away or give the env another "
         'name. Nothing was changed' % args['prefix'])
     assert fake.calls == [] or all(call[0] == 'info' for call in fake.calls)
+
+
+def test_a_pip_line_for_what_the_solve_links_is_refused_before_any_change(node, capsys):
+    """The recorded dry run links libfoo as hello-ansible's dependency; a pip line for it never converges."""
+    fake, args, envs = node
+    spec = dict(SPEC, dependencies=['python=3.11', 'pip', 'hello-ansible', {'pip': ['libfoo==1.0.0']}])
+    code, result = run_module(conda_env, dict(args, spec=spec), capsys)
+    assert code == 1 and result['msg'].startswith(
+        'spec of env demo-pip: the pip: section asks for libfoo==1.0.0, but conda installs it as a dependency')
+    assert result['msg'].endswith('Nothing was changed')
+    assert fake.commands() == ['info --json', 'create --dry-run'] and os.listdir(str(envs)) == []
