@@ -15,7 +15,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.managed_files imp
 ARGUMENT_SPEC = dict(
     directories=dict(type='list', elements='dict', default=[], options=ENTRY_OPTIONS),
     files=dict(type='list', elements='dict', default=[],
-               options=dict(ENTRY_OPTIONS, content=dict(type='str', required=True))),
+               options=dict(ENTRY_OPTIONS, content=dict(type='str', required=True), backup=dict(type='bool', default=False))),
 )
 
 
@@ -49,8 +49,8 @@ class ActionModule(ActionBase):
                                     for entry in args['files']]))
         if probe.get('failed'):
             return dict(result, **probe)
-        written, diffs = [], []
-        result.update(changed=False, entries=probe['entries'], written=written)
+        written, diffs, backups = [], [], {}
+        result.update(changed=False, entries=probe['entries'], written=written, backups=backups)
         unknown = [state for state in probe['entries'] if state['unknown_names']]
         if unknown and not self._task.check_mode:
             # Refused before any entry is written: the writing module would fail on it midway.
@@ -73,10 +73,13 @@ class ActionModule(ActionBase):
                     outcome = self._execute_module(module_name='ansible.legacy.file', task_vars=task_vars,
                                                    module_args=dict(entry, state='directory'))
                 else:
-                    outcome = self._copy(dict(entry, dest=entry.pop('path'), content=contents[state['path']]), task_vars)
+                    outcome = self._copy(dict(entry, dest=entry.pop('path'), content=contents[state['path']],
+                                              backup=self._entry(args, state)['backup']), task_vars)
                 if outcome.get('failed'):
                     return dict(result, failed=True, msg='managed_files: %s: %s' % (state['path'], to_text(outcome.get('msg'))),
                                 failed_entry=outcome)
+                if outcome.get('backup_file'):
+                    backups[state['path']] = outcome['backup_file']
                 if outcome.get('changed'):
                     written.append(state['path'])
                     diff = outcome.get('diff') or []

@@ -64,6 +64,13 @@ options:
       checksum:
         description: The SHA-1 of the content. Set by the action plugin; give O(files[].content) instead.
         type: str
+      backup:
+        description:
+          - Before a file whose content differs is overwritten, keep a copy of it beside it, as
+            M(ansible.builtin.copy) does with its C(backup) option (C(<file>.<pid>.<timestamp>~), same owner, group
+            and mode); RV(backups) names it. A file rewritten only for its mode or owner, or a new one, gets none.
+        type: bool
+        default: false
       owner:
         description: Its owner, a name or a number; omitted leaves it as it is (a new file belongs to the connecting user).
         type: str
@@ -136,6 +143,11 @@ entries:
   sample:
     - {path: /opt/conda/condarc.d, kind: directory, in_place: true, reasons: []}
     - {path: /opt/conda/condarc.d/site.yml, kind: file, in_place: false, reasons: [content differs]}
+backups:
+  description: The backup made of each file overwritten with O(files[].backup=true), by the file's path.
+  returned: always
+  type: dict
+  sample: {/opt/conda/.condarc: /opt/conda/.condarc.4123.2026-12-06@17:20:11~}
 written:
   description: The paths written (or, in check mode, that would be).
   returned: always
@@ -153,7 +165,8 @@ def main():
         argument_spec=dict(
             directories=dict(type='list', elements='dict', default=[], options=ENTRY_OPTIONS),
             files=dict(type='list', elements='dict', default=[],
-                       options=dict(ENTRY_OPTIONS, content=dict(type='str'), checksum=dict(type='str')),
+                       options=dict(ENTRY_OPTIONS, content=dict(type='str'), checksum=dict(type='str'),
+                                    backup=dict(type='bool', default=False)),
                        mutually_exclusive=[('content', 'checksum')]),
         ),
         supports_check_mode=True,
@@ -162,7 +175,7 @@ def main():
         entries = files_state(module.params['directories'], module.params['files'])
     except ValueError as error:
         module.fail_json(msg='managed_files: %s' % error)
-    module.exit_json(changed=False, entries=entries, written=[])
+    module.exit_json(changed=False, entries=entries, written=[], backups={})
 
 
 if __name__ == '__main__':
