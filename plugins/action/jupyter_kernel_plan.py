@@ -22,6 +22,7 @@ ARGUMENT_SPEC = dict(
     conda_executable=dict(type='str', default='conda'),
     lab_password_hash=dict(type='str', default='', no_log=True),
     lab_token=dict(type='str', default='', no_log=True),
+    lab_verify_password=dict(type='str', default='', no_log=True),
     lab_ip=dict(type='str', default='127.0.0.1'),
     lab_port=dict(type='int', default=8888),
     lab_certfile=dict(type='str', default=''),
@@ -40,10 +41,11 @@ class ActionModule(PlanAction):
 
     @staticmethod
     def _lab(args):
-        # Only the problems come back: none of them repeats the password hash or the token.
+        # Only the problems come back: none of them repeats the password hash, the password or the token.
         return dict(lab_problems=jupyter_lab.lab_problems(
             password_hash=args['lab_password_hash'], token=args['lab_token'], ip=args['lab_ip'], port=args['lab_port'],
-            certfile=args['lab_certfile'], keyfile=args['lab_keyfile'], allow_plain_http=args['lab_allow_plain_http']))
+            certfile=args['lab_certfile'], keyfile=args['lab_keyfile'], allow_plain_http=args['lab_allow_plain_http'],
+            verify_password=args['lab_verify_password']))
 
     @staticmethod
     def _kernel(args):

@@ -47,17 +47,24 @@ def is_password_hash(value):
     return bool(_ARGON2.match(value) or _SHA1.match(value))
 
 
-def is_empty_password_hash(value, argon2_verify=ARGON2_VERIFY):
-    """Whether ``value`` is the hash of an empty password, checked the way jupyter_server's
+def password_matches(value, password, argon2_verify=ARGON2_VERIFY):
+    """Whether ``password`` logs in against the hash ``value``, checked the way jupyter_server's
     passwd_check() checks a login: sha1(password + salt) against the digest, or argon2-cffi's
-    verify(). An argon2 hash is only checked when ``argon2_verify`` is given (argon2-cffi installed
-    on the controller); without it the answer is False."""
+    verify(). None when that cannot be told here: an argon2 hash without ``argon2_verify``
+    (argon2-cffi not installed on the controller), or a value that is no hash."""
     sha1 = _SHA1.match(value)
     if sha1:
-        return hashlib.sha1(sha1.group('salt').encode('ascii')).hexdigest() == sha1.group('digest')
+        digest = hashlib.sha1(password.encode('utf-8') + sha1.group('salt').encode('ascii')).hexdigest()
+        return digest == sha1.group('digest')
     if _ARGON2.match(value) and argon2_verify is not None:
-        return bool(argon2_verify(value[len('argon2:'):], ''))
-    return False
+        return bool(argon2_verify(value[len('argon2:'):], password))
+    return None
+
+
+def is_empty_password_hash(value, argon2_verify=ARGON2_VERIFY):
+    """Whether ``value`` is the hash of an empty password (an argon2 hash only when ``argon2_verify``
+    is given; without it the answer is False)."""
+    return password_matches(value, '', argon2_verify) is True
 
 
 def is_loopback(ip):
@@ -73,8 +80,11 @@ def is_loopback(ip):
         return False
 
 
-def _password_hash_problems(password_hash, argon2_verify):
+def _password_hash_problems(password_hash, verify_password, argon2_verify):
     if not password_hash:
+        if verify_password:
+            return ['jupyter_kernel_lab_verify_password is set but jupyter_kernel_lab_password_hash is not: JupyterLab '
+                    'would have no password to log in with; set the hash of that password too, or drop it.']
         return []
     if not is_password_hash(password_hash):
         return ['jupyter_kernel_lab_password_hash is not a password hash: expected argon2:$argon2id$... or '
@@ -83,6 +93,13 @@ def _password_hash_problems(password_hash, argon2_verify):
     if is_empty_password_hash(password_hash, argon2_verify):
         return ['jupyter_kernel_lab_password_hash is the hash of an empty password, which lets anyone log in: '
                 'hash a real password with jupyter_server.auth.passwd().']
+    if not verify_password:
+        return ['jupyter_kernel_lab_password_hash needs jupyter_kernel_lab_verify_password, the password it hashes: '
+                'after starting JupyterLab the role logs in with it over HTTP, and with a wrong one, to prove that the '
+                'password gets in and nothing else does (vault it; it is never written to the node).']
+    if password_matches(password_hash, verify_password, argon2_verify) is False:
+        return ['jupyter_kernel_lab_verify_password is not the password that jupyter_kernel_lab_password_hash hashes '
+                '(neither value is shown).']
     return []
 
 
@@ -102,18 +119,20 @@ def _token_problems(token):
 
 
 def lab_problems(password_hash='', token='', ip='127.0.0.1', port=8888, certfile='', keyfile='',
-                 allow_plain_http=False, argon2_verify=ARGON2_VERIFY):
+                 allow_plain_http=False, verify_password='', argon2_verify=ARGON2_VERIFY):
     """What is wrong with the JupyterLab inputs, in the role's variable names: [] when the server
     would accept only a real password or a real token, on a loopback address or over TLS (or
-    plain HTTP explicitly allowed), on a valid port."""
+    plain HTTP explicitly allowed), on a valid port, and a password hash comes with the password
+    the role's verify logs in with."""
     password_hash = password_hash or ''
+    verify_password = verify_password or ''
     token = token or ''
     ip = '' if ip is None else str(ip)
     problems = []
     if not password_hash and not token:
         problems.append('It would start without authentication: set jupyter_kernel_lab_password_hash (from '
                         'jupyter_server.auth.passwd(), vault it) or jupyter_kernel_lab_token (vault it).')
-    problems.extend(_password_hash_problems(password_hash, argon2_verify))
+    problems.extend(_password_hash_problems(password_hash, verify_password, argon2_verify))
     problems.extend(_token_problems(token))
     if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
         problems.append('jupyter_kernel_lab_port must be a port number from 1 to 65535, got %s.' % (port,))

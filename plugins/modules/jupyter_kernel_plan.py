@@ -22,10 +22,12 @@ description:
   - With O(stage=lab), checks the role's JupyterLab inputs instead, so that the server is never reachable without
     real authentication. It lists as problems, naming the role variable - no password hash and no token; a password
     hash that is not an argon2 or sha1 hash of C(jupyter_server.auth.passwd()) (a plain password, say); the hash of an
-    empty password (sha1 always; argon2 only when argon2-cffi is installed on the controller); a token shorter than 32
+    empty password (sha1 always; argon2 only when argon2-cffi is installed on the controller); a password hash without
+    O(lab_verify_password), the password the role logs in with to verify the server, or with one the hash does not
+    match (checked as the empty password is), and that password without a hash; a token shorter than 32
     characters or with whitespace; a port outside 1-65535; only one of the TLS files, or relative ones; and an address
     that is not a loopback one (V(0.0.0.0), V(::), a host's address or name) without TLS, unless plain HTTP is
-    allowed. No problem repeats the hash or the token.
+    allowed. No problem repeats the hash, the password or the token.
 author: aistack.gpu_node contributors (@aistack)
 options:
   stage:
@@ -68,6 +70,12 @@ options:
     description: The role's C(jupyter_kernel_lab_token).
     type: str
     default: ''
+  lab_verify_password:
+    description:
+      - The role's C(jupyter_kernel_lab_verify_password), the password O(lab_password_hash) hashes; required with it.
+      - Checked against the hash (sha1 always; argon2 only when argon2-cffi is installed on the controller).
+    type: str
+    default: ''
   lab_ip:
     description: The role's C(jupyter_kernel_lab_ip).
     type: str
@@ -108,6 +116,7 @@ EXAMPLES = r'''
   aistack.gpu_node.jupyter_kernel_plan:
     stage: lab
     lab_password_hash: "{{ jupyter_kernel_lab_password_hash }}"
+    lab_verify_password: "{{ jupyter_kernel_lab_verify_password }}"
     lab_token: "{{ jupyter_kernel_lab_token }}"
     lab_ip: 0.0.0.0
     lab_port: 8888

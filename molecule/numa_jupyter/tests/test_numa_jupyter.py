@@ -1,14 +1,18 @@
 """What numa_tuning and jupyter_kernel left on the node, checked from outside the roles."""
 
 import json
+import os
 import shlex
 
 import pytest
+import yaml
 
 VENV = "/opt/torch/.venv"
 CONDA = "/opt/fakeconda"
 EXTRA = ("AISTACK_NUMA_TEST", "two words; $HOME")
 TOKEN_FILE = "/etc/jupyterlab/token.env"
+with open(os.path.join(os.path.dirname(__file__), "..", "molecule.yml")) as _scenario:
+    LAB_PASSWORD = yaml.safe_load(_scenario)["provisioner"]["inventory"]["group_vars"]["all"]["numa_jupyter_lab_password"]
 
 
 @pytest.fixture
@@ -114,3 +118,30 @@ def test_jupyterlab_needs_the_token(host):
     assert host.check_output(status % ("-H 'Authorization: token %s'" % token, url)) == "200"
     specs = json.loads(host.check_output("curl -s -H 'Authorization: token %s' %s" % (token, url)))
     assert "torch" in specs["kernelspecs"]
+
+
+def login(host, password):
+    """A browser's login with curl (a cookie jar of its own): the login page's _xsrf cookie sent back in
+    the form with the password. The status of the login, then of a kernels request with the jar's cookies."""
+    jar = host.check_output("mktemp")
+    url = "http://127.0.0.1:8888"
+    try:
+        host.run_expect([0], "curl -s -o /dev/null -c %s %s/login" % (jar, url))
+        xsrf = host.check_output("awk '$6 == \"_xsrf\" {print $7}' %s" % jar)
+        assert xsrf, host.file(jar).content_string
+        posted = host.check_output("curl -s -o /dev/null -w '%%{http_code}' -b %s -c %s --data-urlencode %s --data-urlencode %s %s/login"
+                                   % (jar, jar, shlex.quote("password=" + password), shlex.quote("_xsrf=" + xsrf), url))
+        api = host.check_output("curl -s -o /dev/null -w '%%{http_code}' -b %s %s/api/kernelspecs" % (jar, url))
+        return posted, api
+    finally:
+        host.run("rm -f %s" % jar)
+
+
+def test_jupyterlab_logs_in_with_the_password_only(host):
+    password = LAB_PASSWORD
+    config = json.loads(host.file("/etc/jupyterlab/jupyter_server_config.json").content_string)
+    assert config["PasswordIdentityProvider"]["hashed_password"].startswith("argon2:")
+    assert password not in host.file("/etc/jupyterlab/jupyter_server_config.json").content_string
+    assert login(host, password + "x") == ("401", "403")
+    assert login(host, "") == ("401", "403")
+    assert login(host, password) == ("302", "200")

@@ -53,3 +53,15 @@ def test_lab_stage_accepts_a_long_token_on_loopback(tmp_path):
 def test_the_kernel_stage_still_needs_the_env(tmp_path):
     with pytest.raises(AnsibleActionFail, match='env_prefix'):
         run_action(ActionModule, dict(name='ml'), tmp_path)
+
+
+def test_lab_stage_checks_the_verify_password_without_showing_it(tmp_path):
+    # jupyter_server.auth.passwd('molecule-lab-password-7c1e', 'sha1')
+    hashed = 'sha1:72e206f603c4:9e1e29bda98b4cd4a1dcdc74e572b56753184cab'
+    result = run_action(ActionModule, dict(stage='lab', lab_password_hash=hashed, lab_verify_password='not-it-at-all'), tmp_path)
+    assert result['lab_problems'] == ['jupyter_kernel_lab_verify_password is not the password that '
+                                      'jupyter_kernel_lab_password_hash hashes (neither value is shown).']
+    assert 'not-it-at-all' not in repr(result) and hashed not in repr(result)
+    result = run_action(ActionModule, dict(stage='lab', lab_password_hash=hashed, lab_verify_password='molecule-lab-password-7c1e'),
+                        tmp_path)
+    assert result['lab_problems'] == []

@@ -20,6 +20,10 @@ SHA1_REAL = 'sha1:%s:%s' % (SALT, hashlib.sha1(b'correct horse' + SALT.encode('a
 SHA1_EMPTY = 'sha1:%s:%s' % (SALT, hashlib.sha1(SALT.encode('ascii')).hexdigest())
 ARGON2 = 'argon2:$argon2id$v=19$m=10240,t=10,p=8$qWzJ0ZtXf2SL9RdWrHvVyQ$B1ABmdZWfT5L7y3c6pN0m2ZFi1kXq4ZqvXcd1sZ2Ew8'
 TOKEN = '0123456789abcdef0123456789abcdef'
+# jupyter_server.auth.passwd('molecule-lab-password-7c1e', 'sha1') as jupyter_server 2.21.1 printed it
+# (the hash the numa_jupyter scenario's lab checks the password login with is this password's argon2 one).
+RECORDED_PASSWORD = 'molecule-lab-password-7c1e'
+RECORDED_SHA1 = 'sha1:72e206f603c4:9e1e29bda98b4cd4a1dcdc74e572b56753184cab'
 
 
 def problems(**kwargs):
@@ -28,10 +32,10 @@ def problems(**kwargs):
 
 
 def test_a_real_password_hash_or_token_on_loopback_passes():
-    assert problems(password_hash=SHA1_REAL) == []
-    assert problems(password_hash=ARGON2) == []
+    assert problems(password_hash=SHA1_REAL, verify_password='correct horse') == []
+    assert problems(password_hash=ARGON2, verify_password='correct horse') == []
     assert problems(token=TOKEN) == []
-    assert problems(password_hash=ARGON2, token=TOKEN, ip='::1', port=65535) == []
+    assert problems(password_hash=ARGON2, verify_password='correct horse', token=TOKEN, ip='::1', port=65535) == []
     assert problems(token=TOKEN, ip='localhost', port=1) == []
 
 
@@ -57,7 +61,39 @@ def test_an_argon2_hash_of_an_empty_password_is_refused_when_argon2_can_check_it
     found = problems(password_hash=ARGON2, argon2_verify=verify)
     assert seen == [(ARGON2[len('argon2:'):], '')]
     assert found[0].startswith('jupyter_kernel_lab_password_hash is the hash of an empty password')
-    assert problems(password_hash=ARGON2, argon2_verify=lambda encoded, password: False) == []
+    assert problems(password_hash=ARGON2, verify_password='x', argon2_verify=lambda encoded, password: password == 'x') == []
+
+
+def test_a_password_hash_needs_the_password_the_verify_logs_in_with():
+    assert problems(password_hash=SHA1_REAL, token=TOKEN) == [
+        'jupyter_kernel_lab_password_hash needs jupyter_kernel_lab_verify_password, the password it hashes: after '
+        'starting JupyterLab the role logs in with it over HTTP, and with a wrong one, to prove that the password gets '
+        'in and nothing else does (vault it; it is never written to the node).']
+
+
+def test_a_verify_password_the_hash_does_not_match_is_refused_without_showing_either():
+    found = problems(password_hash=RECORDED_SHA1, verify_password=RECORDED_PASSWORD + 'x')
+    assert found == ['jupyter_kernel_lab_verify_password is not the password that jupyter_kernel_lab_password_hash '
+                     'hashes (neither value is shown).']
+    assert problems(password_hash=RECORDED_SHA1, verify_password=RECORDED_PASSWORD) == []
+    # argon2: checked by argon2-cffi when the controller has it, else left to the login over HTTP.
+    assert 'is not the password' in problems(password_hash=ARGON2, verify_password='y',
+                                             argon2_verify=lambda encoded, password: password == 'x')[0]
+    assert problems(password_hash=ARGON2, verify_password='y', argon2_verify=None) == []
+
+
+def test_a_verify_password_without_a_hash_is_refused():
+    assert problems(token=TOKEN, verify_password=RECORDED_PASSWORD) == [
+        'jupyter_kernel_lab_verify_password is set but jupyter_kernel_lab_password_hash is not: JupyterLab would '
+        'have no password to log in with; set the hash of that password too, or drop it.']
+
+
+def test_password_matches_is_jupyter_servers_check():
+    assert jupyter_lab.password_matches(RECORDED_SHA1, RECORDED_PASSWORD) is True
+    assert jupyter_lab.password_matches(RECORDED_SHA1, RECORDED_PASSWORD.upper()) is False
+    assert jupyter_lab.password_matches(SHA1_REAL, 'correct horse') is True
+    assert jupyter_lab.password_matches(ARGON2, 'correct horse', argon2_verify=None) is None
+    assert jupyter_lab.password_matches('hunter2', 'hunter2') is None
 
 
 @pytest.mark.parametrize('value', ['hunter2', 'correct horse battery staple', 'sha1:', 'sha1:abc', 'sha1::' + 'a' * 40,
@@ -80,7 +116,7 @@ def test_anything_but_an_argon2_or_sha1_hash_is_refused_without_showing_it(value
     (TOKEN + ' x', 'jupyter_kernel_lab_token contains whitespace'),
 ])
 def test_weak_tokens_are_refused_without_showing_them(token, expected):
-    found = problems(token=token, password_hash=SHA1_REAL)
+    found = problems(token=token, password_hash=SHA1_REAL, verify_password='correct horse')
     assert len(found) == 1 and found[0].startswith(expected)
     if len(token.strip()) > 1:
         assert token.strip() not in found[0]
