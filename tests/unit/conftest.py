@@ -78,6 +78,36 @@ def read_public(name):
     return "".join(lines[1:] if lines and lines[0].startswith("# source:") else lines)
 
 
+def result_contract_problems(result):
+    """What a module's or action plugin's result breaks of the contract ansible-core holds modules to: a
+    non-zero ``rc`` comes with ``failed`` set by the module (ansible-core 2.22 deprecates inferring the
+    failure from ``rc``), and no deprecation is returned."""
+    problems = []
+    rc = result.get("rc")
+    if rc not in (None, 0, "0") and "failed" not in result:
+        problems.append("rc=%r without `failed` (ansible-core infers the failure; 2.22 deprecates that)" % (rc,))
+    if result.get("deprecations"):
+        problems.append("deprecations returned: %r" % (result["deprecations"],))
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def module_results_keep_the_contract(monkeypatch):
+    """Every module result a unit test produces (AnsibleModule.exit_json and fail_json end in
+    _record_module_result) is checked by result_contract_problems; a test that produced a bad one fails."""
+    from ansible.module_utils.basic import AnsibleModule
+
+    problems = []
+    record = AnsibleModule._record_module_result
+
+    def checked(self, result):
+        problems.extend(result_contract_problems(result))
+        return record(self, result)
+    monkeypatch.setattr(AnsibleModule, "_record_module_result", checked)
+    yield
+    assert not problems, "module result: %s" % "; ".join(problems)
+
+
 def run_module(module, args, capsys):
     """Run ``module.main()`` with ``args``; return its exit code and the JSON it printed."""
     from ansible.module_utils.testing import patch_module_args
@@ -143,4 +173,6 @@ def run_action(action_class, args, search_path, check_mode=False, task_vars=None
     task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action=action_class.__module__)
     task.get_search_path.return_value = [str(search_path)]
     action = action_class(task, mock.MagicMock(), PlayContext(), DataLoader(), mock.MagicMock(), mock.MagicMock())
-    return action.run(task_vars=task_vars or {})
+    result = action.run(task_vars=task_vars or {})
+    assert not result_contract_problems(result), "action result: %s" % "; ".join(result_contract_problems(result))
+    return result

@@ -107,6 +107,19 @@ def test_tuned_profile_on_top_of_the_active_one(root, capsys, monkeypatch):
     assert not (root / "etc/tuned/aistack-gpu").exists()
 
 
+def test_a_failing_tuned_adm_fails_the_task_with_its_rc(root, capsys, monkeypatch, tmp_path):
+    """The one result that carries an rc: the module says `failed` itself, it is not left to ansible-core to infer."""
+    tuned = tmp_path / "tuned-adm"
+    tuned.write_text('#!/bin/sh\n[ "$1" = active ] && { echo "Current active profile: balanced"; exit 0; }\n'
+                     'echo "Cannot find profile aistack-gpu" >&2; exit 3\n')
+    tuned.chmod(0o755)
+    monkeypatch.setattr(basic.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: str(tuned))
+    rc, result = run_module(numa_host_tuning, dict(WANTED), capsys)
+    assert rc == 1
+    assert result["failed"] is True and result["rc"] == 3
+    assert "Cannot find profile aistack-gpu" in result["stderr"]
+
+
 def test_plan_skips_what_cannot_be_written():
     host = {"numa_balancing": {"value": "1", "writable": False, "supported": True},
             "thp": {"value": "always", "writable": True, "supported": True},
