@@ -5,7 +5,7 @@ it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.jso
 results folder. ``write`` joins that with what the scenario's playbooks left there
 (``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
 ``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
-wrote (``apt_path.json``) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
+wrote (``apt_path.json``, ``apt_path_r595.json`` for R595) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
 ``index`` lists every card's report in ``tests/gpu/REPORT.md``. Standard
 library only: it runs on the air-gapped GPU host.
 """
@@ -25,7 +25,7 @@ RECAP_LINE = re.compile(
 )
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
-ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path")
+ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595")
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
@@ -123,6 +123,7 @@ def render_markdown(report, results_rel):
             recap.get("changed", "-"), step["seconds"]))
     out += _driver_section(host)
     out += apt_path_section(report["apt_path"])
+    out += apt_path_section(report.get("apt_path_r595"), "Ubuntu apt path, R590 and later names")
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
     out += _noop_tasks_section(report["tasks"].get("idempotence"))
@@ -212,13 +213,13 @@ def _packages(items):
                      for item in items) or "none"
 
 
-def apt_path_section(apt_path):
+def apt_path_section(apt_path, title="Ubuntu apt path"):
     """What tests/gpu/apt-path found: the role's install path on the host's own apt and dpkg."""
     if not apt_path:
         return []
     plain, hgx, upgrade = apt_path.get("plain") or {}, apt_path.get("hgx") or {}, apt_path.get("upgrade") or {}
     untouched = apt_path.get("host_untouched") or {}
-    out = ["", "## Ubuntu apt path", "",
+    out = ["", "## %s" % title, "",
            "`tests/gpu/apt-path`: the nvidia_driver role's install path from NVIDIA's CUDA repository (folder `%s`) with "
            "this host's own apt and dpkg, in a throw-away overlay of its root, against stand-in packages (NVIDIA's "
            "names and versions; no files, no scripts; their dependency lists are a model of NVIDIA's, not a copy). "

@@ -22,14 +22,22 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver imp
 
 H200 = {"name": "NVIDIA H200", "compute_capability": "9.0"}
 DEFAULTS = os.path.join(REPO_ROOT, "roles", "nvidia_driver", "defaults", "main.yml")
+ROLE_VARS = os.path.join(REPO_ROOT, "roles", "nvidia_driver", "vars", "main.yml")
 PREFERENCES = os.path.join(REPO_ROOT, "roles", "nvidia_driver", "templates", "apt-preferences.j2")
 
 
 def role_defaults():
     """The role's defaults as a Debian 13 node gets them (ansible_facts.distribution_release: trixie)."""
     with open(DEFAULTS) as handle:
-        text = handle.read()
-    return yaml.safe_load(jinja2.Template(text).render(ansible_facts={"distribution_release": "trixie"}))
+        defaults = yaml.safe_load(handle)
+    with open(ROLE_VARS) as handle:
+        role_vars = yaml.safe_load(handle)
+    # nvidia_driver_debian_repositories is a template of the role's Debian archive list.
+    name = re.match(r"^\{\{ (\w+) \}\}$", defaults["nvidia_driver_debian_repositories"]).group(1)
+    release = jinja2.Template(role_vars["__nvidia_driver_debian_release"]).render(ansible_facts={"distribution_release": "trixie"})
+    defaults["nvidia_driver_debian_repositories"] = yaml.safe_load(jinja2.Template(yaml.safe_dump(role_vars[name])).render(
+        __nvidia_driver_debian_release=release))
+    return defaults
 
 
 @pytest.fixture(scope="module")

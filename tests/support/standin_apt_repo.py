@@ -16,9 +16,10 @@ writes one stand-in per installed package whose name matches REGEX (read with dp
 regular-expression rewrite applied to its Version and Depends (``'^535\\.[0-9.]+=535.999.99'``
 and ``'535\\.309\\.01=535.999.99'`` offer a newer driver with the same dependency graph);
 ``python3 standin_apt_repo.py OUT --nvidia-cuda-repo VERSION [--nvidia-cuda-repo VERSION ...]
-[--flavour open|proprietary] [--distro ubuntu2404|ubuntu2204|debian12]`` writes NVIDIA's
-CUDA-repository driver packages for each VERSION (``nvidia_cuda_repo_packages()``), with the
-package revision of that folder of the repository;
+[--flavour open|proprietary] [--distro ubuntu2604|ubuntu2404|ubuntu2204|debian13|debian12]`` writes
+NVIDIA's CUDA-repository driver packages for each VERSION (``nvidia_cuda_repo_packages()``: the
+names of the VERSION's branch era, ``nvidia-open-580`` up to R580, ``nvidia-open`` from R590), with
+the package revision of that folder of the repository;
 ``--extra NAME=VERSION`` (any mode, repeatable) adds a bare stand-in, such as the distribution's
 ``dkms`` that the driver's DKMS package depends on, on a host that lacks it.
 Add OUT to apt as ``deb [trusted=yes] file:OUT ./`` (a flat repository: Packages and Release
@@ -147,44 +148,51 @@ def like_installed(installed, name_pattern, rewrites):
 
 
 # The package revision NVIDIA's CUDA repository gives its driver packages, by OS folder (inferred
-# from its file names: ubuntu2404's nvidia-open-580_580.95.05-0ubuntu1, debian12's ..._580.95.05-1).
-REVISIONS = {"ubuntu2404": "0ubuntu1", "ubuntu2204": "0ubuntu1", "debian12": "1"}
+# from its file names: ubuntu2404's nvidia-open-580_580.95.05-0ubuntu1, debian12's ..._580.95.05-1;
+# ubuntu2604 and debian13 assumed alike).
+REVISIONS = {"ubuntu2604": "0ubuntu1", "ubuntu2404": "0ubuntu1", "ubuntu2204": "0ubuntu1", "debian13": "1", "debian12": "1"}
+# From R590 NVIDIA's repository drops the branch from the package names (NVIDIA Driver Installation
+# Guide r590, 4.1.1 "Ubuntu 590 and later packages"; the collection's driver_packaging.NVIDIA_APT_ERAS).
+UNVERSIONED_FROM_BRANCH = 590
 
 
 def nvidia_cuda_repo_packages(version, flavour="open", architecture="amd64", revision="0ubuntu1"):
-    """The driver packages of NVIDIA's CUDA repository for Ubuntu (ubuntu2404 and ubuntu2204
-    name them alike for branches up to 580) at ``version``, with their dependencies: the
-    entry package the nvidia_driver role installs (``nvidia-open-<branch>`` or
-    ``cuda-drivers-<branch>``), the driver and its libraries, Fabric Manager and NSCQ, and the
-    ``nvidia-driver-pinning-<branch>``/``-<version>`` packages. The names follow NVIDIA's
-    package names; the revision suffix and the exact dependency lists are a plausible model
-    (inferred, not copied from the repository's index). For debian12 only the revision differs:
-    the same names and graph stand in for that folder's packages."""
+    """The driver packages of NVIDIA's CUDA repository for Ubuntu (every ubuntu folder names them
+    alike) at ``version``, with their dependencies: the entry package the nvidia_driver role
+    installs (``nvidia-open-<branch>`` or ``cuda-drivers-<branch>`` up to R580, ``nvidia-open``
+    or ``cuda-drivers`` from R590), the driver and its libraries, Fabric Manager and NSCQ, and the
+    ``nvidia-driver-pinning-<branch>``/``-<version>`` packages. From R590 every name drops the
+    branch (``libnvidia-compute-580`` -> ``libnvidia-compute``, ``nvidia-dkms-580-open`` ->
+    ``nvidia-dkms-open``), as NVIDIA's rename table says for the names it lists; the others follow
+    the same rule. The revision suffix and the exact dependency lists are a plausible model
+    (inferred, not copied from the repository's index). For debian folders only the revision
+    differs: the same names and graph stand in for that folder's packages."""
     branch = version.split(".", 1)[0]
     full = "%s-%s" % (version, revision)
     exact = "(= %s)" % full
     suffix = "-open" if flavour == "open" else ""
-    driver = "nvidia-driver-%s%s" % (branch, suffix)
-    libraries = ["libnvidia-compute-%s" % branch, "libnvidia-decode-%s" % branch, "libnvidia-encode-%s" % branch,
-                 "libnvidia-common-%s" % branch, "libnvidia-cfg1-%s" % branch]
-    kernel = ["nvidia-dkms-%s%s" % (branch, suffix), "nvidia-kernel-common-%s" % branch, "nvidia-kernel-source-%s%s" % (branch, suffix),
-              "nvidia-firmware-%s-%s" % (branch, version)]
-    utilities = ["nvidia-utils-%s" % branch, "nvidia-compute-utils-%s" % branch]
+    tag = "-%s" % branch if int(branch) < UNVERSIONED_FROM_BRANCH else ""
+    driver = "nvidia-driver%s%s" % (tag, suffix)
+    libraries = ["libnvidia-compute%s" % tag, "libnvidia-decode%s" % tag, "libnvidia-encode%s" % tag,
+                 "libnvidia-common%s" % tag, "libnvidia-cfg1%s" % tag]
+    kernel = ["nvidia-dkms%s%s" % (tag, suffix), "nvidia-kernel-common%s" % tag, "nvidia-kernel-source%s%s" % (tag, suffix),
+              "nvidia-firmware%s-%s" % (tag, version)]
+    utilities = ["nvidia-utils%s" % tag, "nvidia-compute-utils%s" % tag]
 
     def package(name, depends=(), arch=architecture, pkg_version=full):
         return {"Package": name, "Version": pkg_version, "Architecture": arch, "Section": "multiverse/libs",
                 "Depends": ", ".join(depends)}
 
     packages = [package(driver, ["%s %s" % (name, exact) for name in libraries + kernel[:2] + utilities])]
-    packages += [package(name, ["libnvidia-common-%s %s" % (branch, exact)] if name != "libnvidia-common-%s" % branch else [])
+    packages += [package(name, ["%s %s" % (libraries[3], exact)] if name != libraries[3] else [])
                  for name in libraries]
     packages += [package(kernel[0], ["dkms", "%s %s" % (kernel[1], exact), "%s %s" % (kernel[2], exact), "%s %s" % (kernel[3], exact)]),
                  package(kernel[1], [kernel[3] + " " + exact]), package(kernel[2]), package(kernel[3])]
-    packages += [package(name, ["libnvidia-compute-%s %s" % (branch, exact)]) for name in utilities]
-    entry = "nvidia-open-%s" % branch if flavour == "open" else "cuda-drivers-%s" % branch
+    packages += [package(name, ["%s %s" % (libraries[0], exact)]) for name in utilities]
+    entry = ("nvidia-open%s" if flavour == "open" else "cuda-drivers%s") % tag
     packages.append(package(entry, ["%s %s" % (driver, exact)]))
-    packages += [package("nvidia-fabricmanager-%s" % branch, ["libnvidia-nscq-%s %s" % (branch, exact)]),
-                 package("libnvidia-nscq-%s" % branch)]
+    packages += [package("nvidia-fabricmanager%s" % tag, ["libnvidia-nscq%s %s" % (tag, exact)]),
+                 package("libnvidia-nscq%s" % tag)]
     # The pinning packages hold no driver files and are architecture-independent.
     packages += [package("nvidia-driver-pinning-%s" % branch, arch="all", pkg_version="%s-1" % branch),
                  package("nvidia-driver-pinning-%s" % version, arch="all", pkg_version="%s-1" % version)]

@@ -223,6 +223,33 @@ def test_the_apt_path_section_from_a_recorded_run(tmp_path):
     assert "would move 14 of them: `nvidia-open-580`," in section and "`nvidia-fabricmanager-580`" in section
 
 
+# The same on Debian 12 for R595 (issue 39): stand-ins of 595.71.05 with R590 and later's unversioned
+# names, and of 610.200.01, a newer branch under the same names, in the repository for the upgrade.
+APT_PATH_R595_RUN = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "apt_path_r595-debian12.json")
+
+
+def test_the_r595_apt_path_section_from_a_recorded_run(tmp_path):
+    results = tmp_path / "h200"
+    results.mkdir()
+    shutil.copy(APT_PATH_RUN, results / "apt_path.json")
+    shutil.copy(APT_PATH_R595_RUN, results / "apt_path_r595.json")
+    markdown = gpu_report.render_markdown(gpu_report.build_report(str(results), "c"), "results/h200")
+    assert "\n## Ubuntu apt path\n" in markdown
+    section = markdown.split("## Ubuntu apt path, R590 and later names\n", 1)[1].split("\n## ", 1)[0]
+    assert "Result: **passed** (exit status 0," in section and "before and after): yes." in section
+    assert "- Requested driver 595.71.05 (source `nvidia`, branch 595, open module)" in section
+    assert "`nvidia-open` 595.71.05-1 (held)" in section and "`libnvidia-compute` 595.71.05-1 (held)" in section
+    assert "nvidia-open-595" not in section and "libnvidia-compute-595" not in section
+    assert ("- Pin: `Pin: version 595.71.05*`, `Pin-Priority: 1001`; NVIDIA's pinning package: "
+            "`nvidia-driver-pinning-595.71.05` 595.71.05-1 (held)") in section
+    assert "installed: `libnvidia-nscq` 595.71.05-1 (held), `nvidia-fabricmanager` 595.71.05-1 (held)" in section
+    # A newer branch under the same names moves nothing while the pin and the holds stand, and would move all.
+    assert "- Upgrade with driver 610.200.01 in the repository" in section and "the 16 held packages kept their versions" in section
+    assert "would move 14 of them: `nvidia-open`," in section
+    run = json.load(open(APT_PATH_R595_RUN))
+    assert all("(610.200.01-1 " in line for line in run["upgrade"]["unprotected_moves"] if line.startswith("Inst "))
+
+
 def test_the_apt_path_section_says_where_python_apt_came_from():
     section = "\n".join(gpu_report.apt_path_section({"distro": "ubuntu2404", "rc": 0, "python_apt": (
         "built for the overlay by tests/gpu/python-apt-bindings: python-apt_2.6.0.tar.xz for Python 3.12.3 on libapt-pkg 2.7.14")}))

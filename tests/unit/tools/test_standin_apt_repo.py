@@ -120,6 +120,29 @@ def test_nvidia_cuda_repository_driver_set(version, flavour, entry):
             assert name in names and names[name]["Version"] == pinned, (item["Package"], name)
 
 
+@pytest.mark.parametrize("flavour, entry, kernel", [("open", "nvidia-open", "nvidia-dkms-open"),
+                                                    ("proprietary", "cuda-drivers", "nvidia-dkms")])
+def test_r590_and_later_stand_ins_carry_no_branch_in_their_names(flavour, entry, kernel):
+    packages = standin.nvidia_cuda_repo_packages("595.71.05", flavour)
+    names = {item["Package"]: item for item in packages}
+    assert {entry, kernel, "libnvidia-compute", "nvidia-fabricmanager", "libnvidia-nscq", "nvidia-firmware-595.71.05"} <= set(names)
+    # Only the pinning packages and the firmware (named after the release) name the branch.
+    assert sorted(name for name in names if "595" in name) == ["nvidia-driver-pinning-595", "nvidia-driver-pinning-595.71.05",
+                                                                "nvidia-firmware-595.71.05"]
+    for item in packages:
+        for name, pinned in re.findall(r"([a-z0-9.+-]+) \(= ([^)]+)\)", item["Depends"]):
+            assert name in names and names[name]["Version"] == pinned, (item["Package"], name)
+
+
+def test_two_branches_of_the_unversioned_era_share_their_names(tmp_path, capsys):
+    # A newer branch under the same names: what the pin and the hold must keep apt from.
+    assert standin.main([str(tmp_path / "repo"), "--distro", "ubuntu2604", "--nvidia-cuda-repo", "595.71.05",
+                         "--nvidia-cuda-repo", "610.200.01"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "nvidia-open 595.71.05-0ubuntu1" in lines and "nvidia-open 610.200.01-0ubuntu1" in lines
+    assert "nvidia-driver-pinning-595 595-1" in lines and "nvidia-driver-pinning-610 610-1" in lines
+
+
 def test_the_command_line_writes_a_repository(tmp_path, capsys):
     assert standin.main([str(tmp_path / "repo"), "--nvidia-cuda-repo", "580.159.04"]) == 0
     assert "nvidia-open-580 580.159.04-0ubuntu1" in capsys.readouterr().out
