@@ -5,7 +5,7 @@ it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.jso
 results folder. ``write`` joins that with what the scenario's playbooks left there
 (``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
 ``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
-wrote (``apt_path.json``, ``apt_path_r595.json`` for R595) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
+wrote (``apt_path.json``, ``apt_path_r595.json`` for R595, and ``apt_path_dcgm.json`` with ``--dcgm``) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
 ``index`` lists every card's report in ``tests/gpu/REPORT.md``. Standard
 library only: it runs on the air-gapped GPU host.
 """
@@ -25,7 +25,7 @@ RECAP_LINE = re.compile(
 )
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
-ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595")
+ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595", "apt_path_dcgm")
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
@@ -124,6 +124,7 @@ def render_markdown(report, results_rel):
     out += _driver_section(host)
     out += apt_path_section(report["apt_path"])
     out += apt_path_section(report.get("apt_path_r595"), "Ubuntu apt path, R590 and later names")
+    out += apt_path_dcgm_section(report.get("apt_path_dcgm"))
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
     out += _noop_tasks_section(report["tasks"].get("idempotence"))
@@ -260,6 +261,50 @@ def apt_path_section(apt_path, title="Ubuntu apt path"):
             apt_path.get("newer"), runs, len(before), "kept their versions" if before == after else "CHANGED"),
             "- Without the pin and the holds the same dist-upgrade (simulated) would move %d of them: %s." % (
                 len(moves), ", ".join("`%s`" % name for name in moves))]
+    return out
+
+
+def apt_path_dcgm_section(found):
+    """What tests/gpu/apt-path --dcgm found: the dcgm role's install path on the host's own apt and dpkg."""
+    if not found:
+        return []
+    untouched = found.get("host_untouched") or {}
+    install, role_upgrade, adopt = found.get("install") or {}, found.get("role_upgrade") or {}, found.get("adopt") or {}
+    out = ["", "## DCGM apt path", "",
+           "`tests/gpu/apt-path --dcgm`: the dcgm role's install path with this host's own apt and dpkg, in a throw-away "
+           "overlay of its root, against stand-in DCGM 4 packages (NVIDIA's names and versions; dependencies modelled on "
+           "NVIDIA/DCGM's packaging; no files, no scripts; `dcgmi -v` a test double). Result: **%s** (exit status %s, %s s). "
+           "Host untouched afterwards: %s." % ("passed" if found.get("passed") else "FAILED", found.get("rc"), found.get("seconds"),
+                                               "yes" if untouched.get("same") else "NO")]
+    if not install:
+        return out
+    pin = [line for line in (install.get("pin") or "").splitlines() if line.startswith(("Pin:", "Pin-Priority:"))]
+    out.append("- Install (driver R580 as nvidia_driver reports it, CUDA 13; `dcgm_version` 4.4.2 with 4.5.0 in the "
+               "repository): %s; pin `%s`; record version %s." % (_packages(install.get("installed") or []), "`, `".join(pin),
+                                                                   (install.get("record") or {}).get("version")))
+    rerun = found.get("rerun") or {}
+    out.append("- The same run again: mode %s, changed: %s." % (rerun.get("mode"), "yes" if rerun.get("changed") else "no"))
+    upgrade = found.get("upgrade") or {}
+    if upgrade:
+        moves = [line.split()[1] for line in upgrade.get("unprotected_moves") or [] if re.match(r"^Inst \S+ \[", line)]
+        out.append("- `apt-get upgrade` and `dist-upgrade` with 4.5.0 in the repository: the held packages %s; without the "
+                   "pin and the holds (simulated) %d would move: %s." % (
+                       "kept their versions" if upgrade.get("held_before") == upgrade.get("held_after") else "CHANGED",
+                       len(moves), ", ".join("`%s`" % name for name in moves)))
+    if role_upgrade:
+        out.append("- `dcgm_version` 4.5.0: upgraded from %s to %s: %s." % (
+            (role_upgrade.get("result") or {}).get("upgrade_from"), (role_upgrade.get("result") or {}).get("version"),
+            _packages(role_upgrade.get("installed") or [])))
+    for refusal in found.get("refusals") or []:
+        out.append("- Refused (%s), nothing moved: %s" % (refusal.get("case"), " ".join(str(refusal.get("message")).split())))
+    if adopt:
+        result = adopt.get("result") or {}
+        out.append("- The image's DCGM %s (installed by apt, not the role), `dcgm_version` 4.5.0: mode %s, changed: %s; "
+                   "packages as they were: %s; held, pinned or recorded by the role: %s." % (
+                       result.get("version"), result.get("mode"), "yes" if result.get("changed") else "no",
+                       _packages(adopt.get("installed") or []),
+                       "no" if adopt.get("record") is None and adopt.get("pin") is None and not any(
+                           item.get("selection") == "hold" for item in adopt.get("installed") or []) else "YES"))
     return out
 
 

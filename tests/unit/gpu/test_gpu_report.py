@@ -202,6 +202,33 @@ def test_the_report_has_a_dcgm_line(dcgm, diag, line):
 APT_PATH_RUN = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "apt_path-debian12.json")
 
 
+# tests/gpu/apt-path --dcgm --out FILE as it ran on Debian 12: stand-ins of DCGM 4.4.2, 4.5.0 and 4.7.0.
+APT_PATH_DCGM_RUN = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "apt_path_dcgm-debian12.json")
+
+
+def test_the_dcgm_apt_path_section_from_a_recorded_run():
+    with open(APT_PATH_DCGM_RUN) as handle:
+        found = json.load(handle)
+    lines = gpu_report.apt_path_dcgm_section(found)
+    assert lines[:3] == ["", "## DCGM apt path", ""]
+    assert "Result: **passed** (exit status 0" in lines[3] and lines[3].endswith("Host untouched afterwards: yes.")
+    assert lines[4] == ("- Install (driver R580 as nvidia_driver reports it, CUDA 13; `dcgm_version` 4.4.2 with 4.5.0 in the "
+                        "repository): `datacenter-gpu-manager-4-core` 1:4.4.2-1 (held), `datacenter-gpu-manager-4-cuda13` "
+                        "1:4.4.2-1 (held); pin `Pin: version 1:4.4.2-*`, `Pin-Priority: 990`; record version 4.4.2.")
+    assert lines[5] == "- The same run again: mode keep, changed: no."
+    assert lines[6].startswith("- `apt-get upgrade` and `dist-upgrade` with 4.5.0 in the repository: the held packages kept "
+                               "their versions; without the pin and the holds (simulated) 2 would move")
+    assert lines[7].startswith("- `dcgm_version` 4.5.0: upgraded from 4.4.2 to 4.5.0")
+    assert lines[8].startswith("- Refused (downgrade), nothing moved: dcgm on localhost: dcgm_version 4.4.2 is older")
+    assert lines[9].startswith("- Refused (engine), nothing moved: dcgm on localhost: the DCGM host engine runs 4.4.2")
+    assert lines[10].startswith("- The image's DCGM 4.7.0 (installed by apt, not the role), `dcgm_version` 4.5.0: mode adopt, "
+                                "changed: no;")
+    assert lines[10].endswith("held, pinned or recorded by the role: no.")
+    assert gpu_report.apt_path_dcgm_section(None) == []
+    failed = gpu_report.apt_path_dcgm_section({"rc": 2, "seconds": 9, "passed": False, "host_untouched": {"same": True}})
+    assert "Result: **FAILED** (exit status 2, 9 s)" in failed[3] and len(failed) == 4
+
+
 def test_the_apt_path_section_from_a_recorded_run(tmp_path):
     results = tmp_path / "h200"
     results.mkdir()
