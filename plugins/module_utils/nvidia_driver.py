@@ -381,8 +381,8 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
         if source == "nvidia":
             sources.append(driver_packaging.nvidia_apt_era(number)["source"])
             if platform.get("nvidia_repo_status") == "unconfirmed":
-                warnings.append("NVIDIA's repository folder %s is unconfirmed (%s)" % (platform["nvidia_repo"],
-                                                                                      platform["nvidia_repo_source"]))
+                warnings.append("NVIDIA's repository folder %s is unconfirmed (%s)" % (
+                    platform["nvidia_repo"], platform["nvidia_repo_source"]))
     pinning = pinning_package(package_manager, source, number, exact)
     if pinning:
         sources.append(driver_packaging.PINNING_PACKAGE["source"])

@@ -127,8 +127,8 @@ def test_r590_and_later_stand_ins_carry_no_branch_in_their_names(flavour, entry,
     names = {item["Package"]: item for item in packages}
     assert {entry, kernel, "libnvidia-compute", "nvidia-fabricmanager", "libnvidia-nscq", "nvidia-firmware-595.71.05"} <= set(names)
     # Only the pinning packages and the firmware (named after the release) name the branch.
-    assert sorted(name for name in names if "595" in name) == ["nvidia-driver-pinning-595", "nvidia-driver-pinning-595.71.05",
-                                                                "nvidia-firmware-595.71.05"]
+    branch_named = ["nvidia-driver-pinning-595", "nvidia-driver-pinning-595.71.05", "nvidia-firmware-595.71.05"]
+    assert sorted(name for name in names if "595" in name) == branch_named
     for item in packages:
         for name, pinned in re.findall(r"([a-z0-9.+-]+) \(= ([^)]+)\)", item["Depends"]):
             assert name in names and names[name]["Version"] == pinned, (item["Package"], name)
