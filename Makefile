@@ -57,14 +57,14 @@ TEST_LAYERS := setup-testbed lint sanity unit integration galaxy molecule
 TEST_TIMES := $(CURDIR)/.cache/test-times.tsv
 MOLECULE_EXPECT := "molecule/node image" $(addprefix molecule/,$(MOLECULE_SCENARIOS))
 
-test: ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity and unit; time per layer
+test: ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity, unit and deprecation lane; time per layer
 	@mkdir -p $(dir $(TEST_TIMES)) && : > $(TEST_TIMES)
 	@export AISTACK_TEST_TIMES=$(TEST_TIMES); status=0; \
 	for layer in $(TEST_LAYERS); do \
 	  python3 dev/test_times.py run $$layer -- $(MAKE) --no-print-directory $$layer || { status=$$?; break; }; \
 	done; \
 	if [ $$status = 0 ]; then \
-	  python3 dev/test_times.py run "matrix 2.21" -- $(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit \
+	  python3 dev/test_times.py run "matrix 2.21" -- $(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit,deprecations \
 	    || status=$$?; \
 	fi; \
 	python3 dev/test_times.py table $(TEST_TIMES) --expect $(TEST_LAYERS) $(MOLECULE_EXPECT) "matrix 2.21"; \
@@ -128,7 +128,7 @@ galaxy: build ## galaxy-importer (Galaxy's own import checks) on the built tarba
 	cd .cache/build && "$$(../../dev/tool-venv galaxy-importer)/python" -m galaxy_importer.main $(notdir $(BUILT_TARBALL))
 
 # Not in `make test` (it takes an hour cold on 2 cores): dev/matrix.py says what it runs.
-matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sanity, unit, site scenario at both ends
+matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sanity, unit, deprecation lane, site scenario at both ends
 	python dev/matrix.py $(if $(VERSIONS),--versions $(VERSIONS)) $(if $(CHECKS),--checks $(CHECKS))
 
 # Where PyPI is reachable: the wheelhouse for an air-gapped GPU host (DIR=... to choose where).

@@ -3,12 +3,13 @@
 Each line in dev/matrix/<minor>.txt gets its own virtual environment under
 .cache/matrix/<minor>/venv, on the Python its `# python:` line names (found on PATH or in pyenv),
 rebuilt only when that file changes. Then, per line: `ansible-test sanity` (the tests that
-version has, on that venv's Python), the unit tests, and the `site` molecule scenario on the
-oldest and the newest line (under the shared molecule lock). Prints a table line x check and
-exits non-zero unless every cell that ran passed. Each cell's log is
-.cache/matrix/<minor>/<check>.log.
+version has, on that venv's Python), the unit tests (a DeprecationWarning raised in the collection's
+own code an error), the deprecation lane (dev/deprecation_lane.py: the entry points under that line,
+failing on a deprecation from the collection), and the `site` molecule scenario on the oldest and
+the newest line (under the shared molecule lock). Prints a table line x check and exits non-zero
+unless every cell that ran passed. Each cell's log is .cache/matrix/<minor>/<check>.log.
 
-    python dev/matrix.py [--versions 2.15,2.21] [--checks sanity,unit,site]
+    python dev/matrix.py [--versions 2.15,2.21] [--checks sanity,unit,deprecations,site]
 """
 
 import argparse
@@ -24,7 +25,12 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PINS = os.path.join(REPO, "dev", "matrix")
 CACHE = os.path.join(REPO, ".cache", "matrix")
-CHECKS = ("sanity", "unit", "site")
+CHECKS = ("sanity", "unit", "deprecations", "site")
+# Python's deprecation warnings raised in the collection's own code fail the unit tests. As a
+# setting (-o), not -W: pytest matches the module part of a setting's filter as a regular expression
+# from the start of the module's name, and that of -W as the one whole name.
+OWN_CODE_FILTERS = [r"error::%s:ansible_collections\.aistack\.gpu_node" % category for category in ("DeprecationWarning", "PendingDeprecationWarning")]
+OWN_CODE_WARNINGS = ["-o", "filterwarnings=" + "\n".join(OWN_CODE_FILTERS)]
 MOLECULE_LOCK = "/tmp/aistack-molecule.lock"
 
 
@@ -101,8 +107,20 @@ def check_sanity(minor, python_version, bin_dir, log):
 
 
 def check_unit(minor, python_version, bin_dir, log):
-    run([os.path.join(bin_dir, "python"), "-m", "pytest", "tests/unit", "-q", "-p", "no:cacheprovider"], log,
+    run([os.path.join(bin_dir, "python"), "-m", "pytest", "tests/unit", "-q", "-p", "no:cacheprovider"] + OWN_CODE_WARNINGS, log,
         env=environment(bin_dir))
+
+
+def check_deprecations(minor, python_version, bin_dir, log):
+    """The lane's findings and its verdict line are printed here too; the rest is in the cell's log."""
+    try:
+        run([os.path.join(bin_dir, "python"), os.path.join(REPO, "dev", "deprecation_lane.py")], log,
+            env=dict(environment(bin_dir), ANSIBLE_INJECT_FACT_VARS="False"))
+    finally:
+        log.flush()
+        with open(log.name) as written:
+            findings = [line.rstrip() for line in written if line.startswith(("DEPRECATION FROM", "deprecation lane:", "    at "))]
+        print("\n".join(findings), flush=True)
 
 
 def check_site(minor, python_version, bin_dir, log):
