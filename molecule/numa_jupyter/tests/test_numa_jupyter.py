@@ -145,3 +145,13 @@ def test_jupyterlab_logs_in_with_the_password_only(host):
     assert login(host, password + "x") == ("401", "403")
     assert login(host, "") == ("401", "403")
     assert login(host, password) == ("302", "200")
+
+
+def test_jupyterlab_files_holding_the_token_are_its_users_alone(host):
+    """JupyterLab writes the token into its runtime files (jpserver-<pid>-open.html with its umask):
+    the unit's UMask keeps them from other users."""
+    token = host.file(TOKEN_FILE).content_string.strip().split("=", 1)[1]
+    found = host.check_output("grep -rlF %s /var/lib/jupyterlab || true" % shlex.quote(token)).split()
+    assert any(path.endswith(".json") and "/runtime/jpserver-" in path for path in found), found
+    assert [(path, oct(host.file(path).mode), host.file(path).user) for path in found
+            if host.file(path).mode & 0o077 or host.file(path).user != "jupyter"] == []
