@@ -216,8 +216,8 @@ def verify(module):
                 'problems': ['dcgmi is not on the node\'s PATH although DCGM %s is installed' % module.params['package_version']]}
     _rc, out, _err = module.run_command([dcgmi, '-v'])
     versions = dcgm.parse_dcgmi_version(out)
-    return {'versions': versions, 'problems': dcgm.engine_problems(versions, module.params['package_version'],
-                                                                    module.params['engine_required'])}
+    problems = dcgm.engine_problems(versions, module.params['package_version'], module.params['engine_required'])
+    return {'versions': versions, 'problems': problems}
 
 
 def main():

@@ -5,7 +5,8 @@ it reads the step's log, sums its PLAY RECAP and appends the step to ``steps.jso
 results folder. ``write`` joins that with what the scenario's playbooks left there
 (``host.json``, ``env.json``, ``roles-<step>.json``, ``apex.json``, ``validation.json``,
 ``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
-wrote (``apt_path.json``, ``apt_path_r595.json`` for R595, and ``apt_path_dcgm.json`` with ``--dcgm``) into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
+wrote (``apt_path.json``, ``apt_path_r595.json`` for R595, and ``apt_path_dcgm.json`` with ``--dcgm``)
+into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
 ``index`` lists every card's report in ``tests/gpu/REPORT.md``. Standard
 library only: it runs on the air-gapped GPU host.
 """
@@ -279,9 +280,10 @@ def apt_path_dcgm_section(found):
     if not install:
         return out
     pin = [line for line in (install.get("pin") or "").splitlines() if line.startswith(("Pin:", "Pin-Priority:"))]
+    record = install.get("record") or {}
     out.append("- Install (driver R580 as nvidia_driver reports it, CUDA 13; `dcgm_version` 4.4.2 with 4.5.0 in the "
-               "repository): %s; pin `%s`; record version %s." % (_packages(install.get("installed") or []), "`, `".join(pin),
-                                                                   (install.get("record") or {}).get("version")))
+               "repository): %s; pin `%s`; record version %s."
+               % (_packages(install.get("installed") or []), "`, `".join(pin), record.get("version")))
     rerun = found.get("rerun") or {}
     out.append("- The same run again: mode %s, changed: %s." % (rerun.get("mode"), "yes" if rerun.get("changed") else "no"))
     upgrade = found.get("upgrade") or {}

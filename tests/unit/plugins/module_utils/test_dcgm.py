@@ -186,8 +186,8 @@ def test_dcgmi_v_of_4_7_0_client_and_host_engine_match():
 def test_host_engine_left_at_the_old_version_after_an_upgrade():
     # The 4.7.0 output with the host engine's block at 4.6.1: the engine not restarted after the upgrade.
     text = read_public('dcgmi-v-4.7.0.txt')
-    head, _, engine = text.partition('Hostengine build info:')
-    versions = dcgm.parse_dcgmi_version(head + 'Hostengine build info:' + engine.replace('4.7.0', '4.6.1'))
+    at = text.index('Hostengine build info:')
+    versions = dcgm.parse_dcgmi_version(text[:at] + text[at:].replace('4.7.0', '4.6.1'))
     assert versions == {'client': '4.7.0', 'hostengine': '4.6.1'}
     assert dcgm.engine_problems(versions, '4.7.0') == [
         'the DCGM host engine runs 4.6.1, the client is 4.7.0: restart nvidia-dcgm.service (a host engine left at another '
