@@ -105,6 +105,16 @@ rm -rf "$SITE/conda_testbed" "$SITE/rattler"
 mkdir -p "$SITE" "$PREFIX/bin" "$PREFIX/condabin" "$PREFIX/pkgs" "$PREFIX/envs" "$PREFIX/etc/profile.d" || exit 1
 ARCHIVE_LINE=$(awk '/^__ARCHIVE_BELOW__$/ { print NR + 1; exit 0 }' "$0")
 tail -n "+$ARCHIVE_LINE" "$0" | tar -xzf - -C "$SITE" || { echo "ERROR: could not extract the payload" >&2; exit 1; }
+# The conda plugins Miniconda ships, as conda finds them (entry points of the "conda" group): the
+# libmamba solver and Anaconda's terms of service (`conda tos`). The stand-in offers each only while
+# its dist-info is there; a test removes one to stand for a conda without it.
+for plugin in "conda_libmamba_solver 25.4.0" "conda_anaconda_tos 0.2.2"; do
+    name=${plugin% *}
+    dist="$SITE/$name-${plugin#* }.dist-info"
+    mkdir -p "$dist" || exit 1
+    printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$(echo "$name" | tr _ -)" "${plugin#* }" > "$dist/METADATA"
+    printf '[conda]\n%s = %s.plugin\n' "$name" "$name" > "$dist/entry_points.txt"
+done
 # INSTALLER_TESTBED_PAUSE_BEFORE_META_FILE: the payload unpacked, no conda-meta/ yet (the real installer
 # makes it when it links the packages it unpacked).
 pause_while "${INSTALLER_TESTBED_PAUSE_BEFORE_META_FILE:-}"

@@ -11,6 +11,7 @@ are valid; error messages are rebuilt in conda's words for the recorded cases.
 
 import argparse
 import asyncio
+import base64
 import datetime
 import json
 import os
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import yaml
@@ -28,6 +30,27 @@ import yaml
 from .config import SUBDIRS, TOS_CHANNEL_PREFIX, Config, CondaConfigError, first_writable
 
 CONDA_VERSION = "26.7.1"
+# Solvers conda itself has (built from source, as recorded: --solver {classic,rattler}); plugins add more.
+BUILTIN_SOLVERS = ("classic", "rattler")
+
+
+def installed_plugins():
+    """The conda plugins installed beside this conda, as conda finds them (entry points of the "conda"
+    group; plugins/manager.py): the distributions in its site-packages that declare one. The stand-in
+    installer lays down Miniconda's two (conda_libmamba_solver, conda_anaconda_tos)."""
+    site = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    found = set()
+    for name in os.listdir(site) if os.path.isdir(site) else []:
+        entry_points = os.path.join(site, name, "entry_points.txt")
+        if name.endswith(".dist-info") and os.path.isfile(entry_points):
+            with open(entry_points) as handle:
+                if "[conda]" in handle.read().split():
+                    found.add(name.split("-")[0])
+    return found
+
+
+def solvers():
+    return BUILTIN_SOLVERS + (("libmamba",) if "conda_libmamba_solver" in installed_plugins() else ())
 # Test hook, not a conda setting: pause a transaction halfway so a test can kill it (pause_midway).
 PAUSE_FILE_VARIABLE = "CONDA_TESTBED_PAUSE_FILE"
 # conda renames what it unlinks to this suffix and deletes the backups at the end of the transaction
@@ -350,6 +373,25 @@ def topological(records):
 # ---------------------------------------------------------------------------------------------
 # channels: fetch repodata, solve
 
+def _request(url):
+    """A request for ``url`` as conda sends it: a user:password in the URL goes as HTTP basic
+    authentication (conda's CondaHttpAuth), never as part of the host name."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return urllib.request.Request(url)
+    request = urllib.request.Request(_without_credentials(url))
+    credentials = "%s:%s" % (urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or ""))
+    request.add_header("Authorization", "Basic " + base64.b64encode(credentials.encode("utf-8")).decode("ascii"))
+    return request
+
+
+def _without_credentials(url):
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.hostname + (":%d" % parts.port if parts.port else "")))
+
+
 class Channels:
     def __init__(self, ctx, names, out, offline=False):
         self.ctx = ctx
@@ -360,7 +402,7 @@ class Channels:
         self.records = {}
 
     def check_tos(self):
-        if self.ctx.config.auto_accept_tos:
+        if self.ctx.config.auto_accept_tos or "conda_anaconda_tos" not in installed_plugins():
             return
         accepted = tos_accepted(self.ctx)
         missing = [u for u in self.urls if u.startswith(TOS_CHANNEL_PREFIX) and u not in accepted]
@@ -378,7 +420,7 @@ class Channels:
         last = None
         for _attempt in range(max(retries, 0) + 1):
             try:
-                with urllib.request.urlopen(url, timeout=timeout) as response:  # nosec: test bed
+                with urllib.request.urlopen(_request(url), timeout=timeout) as response:  # nosec: test bed
                     return response.read()
             except urllib.error.HTTPError as exc:
                 if exc.code == 404 or exc.code < 500:
@@ -442,6 +484,13 @@ class Channels:
                         raise ValueError("repodata is not a JSON object")
                 except ValueError as exc:
                     raise CondaError("JSONDecodeError", "Unable to read repodata from %s: %s" % (url, exc), url=url)
+                if self.ctx.config.get("add_pip_as_python_dependency", True):
+                    # core/subdir_data.py: python 2.x and 3.x depend on pip, unless the setting is off.
+                    for table in ("packages", "packages.conda"):
+                        for rec in (data.get(table) or {}).values():
+                            if rec.get("name") == "python" and str(rec.get("version", "")).startswith(("2.", "3.")):
+                                rec["depends"] = list(rec.get("depends") or []) + ["pip"]
+                    raw = json.dumps(data).encode()
                 path = os.path.join(self.workdir, "%d-%s.json" % (index, subdir))
                 with open(path, "wb") as handle:
                     handle.write(raw)
@@ -564,6 +613,12 @@ def _matches(spec, rec):
 def solve(channels, specs, locked=(), solver=None):
     import rattler
     from rattler import MatchSpec
+
+    # plugins/manager.py get_solver_backend: the solver asked, else .condarc's, else conda's default.
+    chosen = (solver or channels.ctx.config.get("solver") or "libmamba").lower().strip()
+    if chosen not in solvers():
+        raise CondaError("CondaValueError", "You have chosen a non-default solver backend (%s) but it was not "
+                         "recognized. Choose one of: %s" % (chosen, ", ".join(solvers())))
 
     # Parsed leniently, as conda does: rattler's strict parser refuses conda's "blas=*=mkl" form.
     parsed = [MatchSpec(spec) if isinstance(spec, str) else spec for spec in specs]
@@ -830,7 +885,8 @@ def read_env_file(path):
             raise CondaError("EnvironmentFileInvalid", "Invalid environment file '%s': unexpected dependency %r"
                              % (path, dep), filename=path)
     return {"name": data.get("name"), "prefix": data.get("prefix"), "channels": [str(c) for c in data.get("channels") or []],
-            "conda": conda_specs, "pip": pip_specs, "path": os.path.abspath(path)}
+            "conda": conda_specs, "pip": pip_specs, "path": os.path.abspath(path),
+            "variables": {str(k): str(v) for k, v in (data.get("variables") or {}).items()}}
 
 
 def run_pip(out, prefix, env_file):
@@ -1076,8 +1132,10 @@ def cmd_env_create_update(ctx, args, out, argv, creating):
     try:
         recreate = creating and exists
         installed = installed_records(prefix) if exists and not creating else []
-        locked = installed if not args.prune else [r for r in installed if r.name.normalized in
-                                                   {s.split("=")[0].split(" ")[0] for s in env_file["conda"]}]
+        # core/solve.py: with --prune "DO NOT add existing prefix data to solution", installed specs and history
+        # ignored: a fresh solve, so unpinned packages move to the newest that fits; without it
+        # (FREEZE_INSTALLED) what is installed is kept where it can be.
+        locked = [] if args.prune else installed
         specs = list(env_file["conda"])
         if not creating and not args.prune:
             from rattler import MatchSpec
@@ -1115,6 +1173,8 @@ def cmd_env_create_update(ctx, args, out, argv, creating):
             out.step("Executing transaction")
         if env_file["pip"]:
             run_pip(out, prefix, env_file)
+        if env_file["variables"]:
+            set_env_vars(prefix, env_file["variables"])
         if out.json:
             if not link and not unlink:
                 out.emit_json({"success": True, "message": NOTHING_TO_DO})
@@ -1128,6 +1188,59 @@ def cmd_env_create_update(ctx, args, out, argv, creating):
         channels.close()
 
 
+# conda's PrefixData keeps an env's variables in conda-meta/state; an unset one keeps this value so
+# that activation unsets it (base/constants.py CONDA_ENV_VARS_UNSET_VAR, core/prefix_data.py).
+UNSET_VAR = "***unset***"
+
+
+def env_state(prefix):
+    path = os.path.join(prefix, "conda-meta", "state")
+    if not os.path.lexists(path):
+        return {}
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def write_env_state(prefix, state):
+    with open(os.path.join(prefix, "conda-meta", "state"), "w") as handle:
+        handle.write(json.dumps(state, ensure_ascii=False))
+
+
+def set_env_vars(prefix, variables):
+    """PrefixData.set_environment_env_vars: merged into what is there."""
+    state = env_state(prefix)
+    if state.get("env_vars"):
+        state["env_vars"].update(variables)
+    else:
+        state["env_vars"] = dict(variables)
+    write_env_state(prefix, state)
+
+
+def cmd_env_vars(ctx, args, out):
+    """``conda env config vars list|set|unset`` (cli/main_env_vars.py)."""
+    prefix = ctx.prefix_for(args.name, args.prefix)
+    if not os.path.lexists(prefix):
+        raise CondaError("EnvironmentLocationNotFound", "Not a conda environment: %s" % prefix, location=prefix)
+    if args.vars_command == "list":
+        shown = {k: v for k, v in (env_state(prefix).get("env_vars") or {}).items() if v != UNSET_VAR}
+        if out.json:
+            out.emit_json(shown)
+        else:
+            for key, value in shown.items():
+                out.text("%s = %s" % (key, value))
+    elif args.vars_command == "set":
+        set_env_vars(prefix, {var.split("=")[0].strip(): "=".join(var.split("=")[1:]).strip() for var in args.vars})
+    else:
+        state = env_state(prefix)
+        current = state.get("env_vars")
+        if current:
+            for var in (v.strip() for v in args.vars):
+                if var in current:
+                    current[var] = UNSET_VAR
+            write_env_state(prefix, state)
+    return 0
+
+
 def cmd_list(ctx, args, out):
     prefix = ctx.prefix_for(args.name, args.prefix, must_exist=True)
     records = installed_records(prefix)
@@ -1135,7 +1248,9 @@ def cmd_list(ctx, args, out):
         out.text("# This file may be used to create an environment using:\n# $ conda create --name <env> --file <this file>")
         out.text("# platform: linux-64\n# created-by: conda %s\n@EXPLICIT" % CONDA_VERSION)
         for r in topological(records):
-            out.text(r.url + ("#%s" % r.md5.hex() if args.md5 and r.md5 else ""))
+            # conda 24.7 and later leave a URL's user:password out unless --auth (conda PR 13936); conda-meta keeps it.
+            url = r.url if args.auth else _without_credentials(r.url)
+            out.text(url + ("#%s" % r.md5.hex() if args.md5 and r.md5 else ""))
         return 0
     rows = [entry(r, ctx.config) for r in records]
     alias = ctx.config.channel_alias
@@ -1327,7 +1442,7 @@ def parser():
             p.add_argument("--override-channels", action="store_true")
             p.add_argument("--offline", action="store_true")
             p.add_argument("-d", "--dry-run", action="store_true")
-            p.add_argument("--solver", choices=("classic", "libmamba", "rattler"))
+            p.add_argument("--solver", choices=solvers())
         return p
 
     info = common(sub.add_parser("info"), target=False)
@@ -1343,6 +1458,7 @@ def parser():
     listing = common(sub.add_parser("list"))
     listing.add_argument("--explicit", action="store_true")
     listing.add_argument("--md5", action="store_true")
+    listing.add_argument("--auth", action="store_true")
     compare = common(sub.add_parser("compare"))
     compare.add_argument("file")
     config = common(sub.add_parser("config"), target=False)
@@ -1352,9 +1468,10 @@ def parser():
     for flag in ("--all", "--packages", "--tarballs", "--index-cache"):
         clean.add_argument(flag if flag != "--all" else "-a", *(["--all"] if flag == "--all" else []), action="store_true")
     clean.add_argument("-d", "--dry-run", action="store_true")
-    tos = sub.add_parser("tos")
-    tos.add_argument("action", choices=("accept", "view", "reject"))
-    common(tos, target=False, channels=True)
+    if "conda_anaconda_tos" in installed_plugins():  # conda itself has no tos subcommand
+        tos = sub.add_parser("tos")
+        tos.add_argument("action", choices=("accept", "view", "reject"))
+        common(tos, target=False, channels=True)
 
     env = sub.add_parser("env").add_subparsers(dest="env_command", required=True)
     common(env.add_parser("list"), target=False).add_argument("--envs", action="store_true", help=argparse.SUPPRESS)
@@ -1364,7 +1481,13 @@ def parser():
         p.add_argument("--prune", action="store_true")
         p.add_argument("-d", "--dry-run", action="store_true")
         p.add_argument("--offline", action="store_true")
-        p.add_argument("--solver", choices=("classic", "libmamba", "rattler"))
+        p.add_argument("--solver", choices=solvers())
+    config_vars = env.add_parser("config").add_subparsers(dest="config_command", required=True) \
+        .add_parser("vars").add_subparsers(dest="vars_command", required=True)
+    for name in ("list", "set", "unset"):
+        p = common(config_vars.add_parser(name))
+        if name != "list":
+            p.add_argument("vars", nargs="*")
     export = common(env.add_parser("export"))
     export.add_argument("--from-history", action="store_true")
     export.add_argument("--no-builds", action="store_true")
@@ -1385,6 +1508,8 @@ def main(argv=None, root_prefix=None):
                 return cmd_env_list(ctx, args, out)
             if args.env_command in ("create", "update"):
                 return cmd_env_create_update(ctx, args, out, full_argv, creating=args.env_command == "create")
+            if args.env_command == "config":
+                return cmd_env_vars(ctx, args, out)
             return cmd_env_export(ctx, args, out)
         handlers = {
             "info": lambda: cmd_info(ctx, args, out),
