@@ -563,6 +563,22 @@ def lock_mismatch(env, lock_text, listing):
     return 'the lock %s does not match env %s; run the role again' % (env['lock']['explicit'], env['prefix'])
 
 
+# What conda raises when the channels cannot be read, by exception_name: check mode reports them as
+# unreachable instead of failing.
+CHANNELS_UNREACHABLE = ('CondaHTTPError', 'UnavailableInvalidChannel')
+UNSATISFIABLE = ('UnsatisfiableError', 'RattlerUnsatisfiableError', 'LibMambaUnsatisfiableError')
+
+
+def conflict_message(error_text, conflicting):
+    """An unsolvable spec's failure with the declared specs that conflict named (``conflicting``, found by
+    dry runs of the spec with one spec left out at a time; None when those dry runs gave no verdict).
+    conda's own message names them with the rattler solver, and often names nothing with the classic one."""
+    if not conflicting:
+        return error_text
+    return ('%s. The declared specs that cannot be solved together: %s (without any one of them the others solve)'
+            % (error_text, ', '.join(conflicting)))
+
+
 def parse_json(stdout, command):
     """The JSON object or list conda printed. Progress or pip text may come first, so the JSON is
     the first line-start ``{`` or ``[`` from which the rest of the output parses."""
@@ -612,6 +628,9 @@ def explain_failure(command, rc, stdout, stderr):
             reason += '; __cuda is a virtual package: the node shows no CUDA driver (CONDA_OVERRIDE_CUDA sets one)'
     elif name in ('UnsatisfiableError', 'RattlerUnsatisfiableError', 'LibMambaUnsatisfiableError'):
         reason = 'the spec cannot be solved: %s' % message
+    elif name == 'UnavailableInvalidChannel':
+        reason = 'channel %s is gone or not a channel: HTTP %s at %s' % (
+            payload.get('channel_name', '?'), payload.get('status_code', '?'), payload.get('channel_url', '?'))
     elif name == 'CondaHTTPError':
         reason = 'channel unreachable: HTTP %s %s for %s' % (payload.get('status_code'), payload.get('reason', ''),
                                                              payload.get('url', '?'))
@@ -755,6 +774,45 @@ def applied_pip_names(rendered_spec):
     return names
 
 
+# conda keeps an env's variables in conda-meta/state ({"env_vars": {...}}); ``conda env config vars unset``
+# leaves this value for a variable, so that activation unsets it (base/constants.py).
+ENV_VARS_UNSET = '***unset***'
+
+
+def applied_variables(rendered_spec):
+    """The variables of a spec written by render_environment (``  "NAME": "value"`` lines)."""
+    variables, inside = {}, False
+    for line in (rendered_spec or '').splitlines():
+        if line == 'variables:':
+            inside = True
+        elif inside and line.startswith('  "'):
+            key, _sep, value = line[2:].partition(': ')
+            variables[json.loads(key)] = json.loads(value)
+        else:
+            inside = False
+    return variables
+
+
+def variable_drift(environment, env_vars, stored_spec):
+    """``(reasons, stale)`` for the env's variables (``env_vars``: conda-meta/state's, unset ones included):
+    a declared variable missing or with another value; ``stale``, the variables the spec applied last
+    declared and this one does not, still set (``conda env update`` sets the declared ones and never
+    unsets any, so the module unsets them). Variables set by hand that no spec declared are left alone."""
+    declared = environment['variables']
+    current = dict((k, v) for k, v in (env_vars or {}).items() if v != ENV_VARS_UNSET)
+    reasons = []
+    for name in sorted(declared):
+        if name not in current:
+            reasons.append('variable %s is not set in the env, declared %s' % (name, json.dumps(declared[name])))
+        elif current[name] != declared[name]:
+            reasons.append('variable %s is %s in the env, declared %s' % (name, json.dumps(current[name]), json.dumps(declared[name])))
+    stale = sorted(name for name in applied_variables(stored_spec) if name not in declared and name in current)
+    if stale:
+        reasons.append('variables the spec no longer declares are still set: %s (conda env update never unsets them; '
+                       'they are unset)' % ', '.join(stale))
+    return reasons, stale
+
+
 def stray_pip(stored_spec, stored_pip_lock, environment, installed, kept=()):
     """Installed pip projects this spec does not declare that the spec applied last declared, or that
     came after the pip lock was written: ``conda env update --prune`` never removes pip packages, so
@@ -870,7 +928,7 @@ def owns_prefix(action, removal, prefix_existed):
     return action == 'create' and (removal is not None or not prefix_existed)
 
 
-def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=False, damaged=False):
+def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=False, damaged=False, meta_lost=False):
     """``(action, removal)`` for state=present: action ``create`` or ``update``, and how the prefix
     is cleared first: ``conda`` (``conda remove --all``), ``directory`` (a folder of ours without
     conda-meta) or None.
@@ -884,10 +942,12 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=Fals
 
     ``not_an_env``: a prefix whose conda-meta holds no ``history`` (a create killed before conda wrote
     it last), which conda refuses for every command, ``remove --all`` included: its folder is deleted.
+    ``meta_lost``: a folder without conda-meta where this module applied a spec before (meta_lost_reason):
+    deleted, as conda-meta without history is.
     ``damaged``: an env past repair in place (damage_repair's ``replace``: ``*.c~`` backups of an unlink
     killed midway, or an unreadable record), which conda itself calls installed: it is removed and created
     again. Packages with files missing and intact records are reinstalled by the module within an update."""
-    if not_an_env:
+    if not_an_env or meta_lost:
         return 'create', 'directory'
     if damaged and env_exists:
         return 'create', 'conda'
@@ -902,11 +962,11 @@ def present_plan(env_exists, prefix_exists, marker, spec_sha256, not_an_env=Fals
     return 'create', None
 
 
-def absent_plan(env_exists, prefix_exists, marker, not_an_env=False):
+def absent_plan(env_exists, prefix_exists, marker, not_an_env=False, meta_lost=False):
     """How the prefix is removed for state=absent: ``conda``, ``directory`` (a folder of ours left
     by an unfinished create or removal, without conda-meta, or a conda-meta without ``history``,
     which conda refuses to remove) or None."""
-    if not_an_env:
+    if not_an_env or meta_lost:
         return 'directory'
     if env_exists:
         return 'conda'
@@ -958,6 +1018,32 @@ def foreign_owner_problem(name, prefix, owner):
     return ('env %s: %s belongs to %s, not root: the role would run code from it as root. It is that user\'s '
             'environment (made when the conda base was group-writable); move it away or give the env another name. '
             'Nothing was changed' % (name, prefix, owner))
+
+
+def python_leftovers(python_version, lib_folders, owned):
+    """The ``lib/pythonX.Y`` folders of another python than the env's (``python_version``, from its conda
+    record) that no conda record owns a file in (``owned``: the ``lib/pythonX.Y`` of every recorded file):
+    conda unlinks only the files it recorded, so after python 3.11 -> 3.12 what pip installed for 3.11
+    stays in lib/python3.11, unused. ``lib_folders``: the names in ``lib/``."""
+    if not python_version:
+        return []
+    current = 'python%s' % '.'.join(python_version.split('.')[:2])
+    return sorted(name for name in lib_folders
+                  if re.match(r'^python\d+\.\d+$', name) and name != current and name not in owned)
+
+
+def leftovers_reason(leftovers, python_version, contents):
+    """``contents``: folder -> a few names found in its site-packages."""
+    return ('%s left by an earlier python (the env has python %s; conda removes only the files it recorded): %s; '
+            'deleted' % (', '.join('lib/%s' % name for name in leftovers), python_version,
+                         '; '.join('lib/%s holds %s' % (name, _some(contents.get(name) or ['nothing conda recorded']))
+                                   for name in leftovers)))
+
+
+def meta_lost_reason(prefix):
+    return ('prefix %s holds files but no conda-meta (deleted by hand?), while this module applied a spec there: '
+            'conda no longer knows what is installed, and creating over it would leave what the spec dropped '
+            'importable; the folder is deleted and the env created again' % prefix)
 
 
 def not_an_env_reason(prefix):

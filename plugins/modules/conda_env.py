@@ -33,7 +33,17 @@ description:
   - "pip packages: C(conda env update --prune) never removes them, so a pip project this spec does not declare that the
     spec applied last declared, or that was installed after C(<name>.pip.txt) was written, is drift and is uninstalled
     (C(python -m pip uninstall -y)) after the update; any other difference from C(<name>.pip.txt) is drift too.
-    The spec's C(variables:) are applied by conda and not checked for drift."
+    The spec's C(variables:) are set by conda (C(conda-meta/state)); a declared one missing or set otherwise is drift,
+    and one the spec applied last declared and this one does not is unset (C(conda env config vars unset)), as
+    C(conda env update) never unsets any. Variables no spec of this module declared are left alone."
+  - "After python's minor version changes (3.11 to 3.12), conda removes only the files it recorded: what pip installed
+    for the older python stays in C(lib/python3.11). A C(lib/pythonX.Y) folder of another python than the env's that
+    no conda record owns a file in is drift, and is deleted after the change."
+  - "A folder without C(conda-meta) where this module applied a spec before (C(conda-meta) deleted by hand) is drift:
+    it is deleted and the env created again, since creating over it would leave what the spec dropped importable. A
+    folder this module never made an env in is created over, as conda does."
+  - "An unsolvable spec (C(UnsatisfiableError), whose message names nothing with conda's classic solver at times) fails
+    naming the declared specs that cannot be solved together, found by dry runs with one spec left out at a time."
   - Before it changes an env (create, update or removal) it writes an in-progress marker, C(<name>.in-progress.json) in
     O(lock_dir) (what is applied, when, the rendered spec's sha256), and removes it only after the new lock and export
     are written. A marker found later means a change was killed midway (conda keeps no record of that); it is drift
@@ -160,10 +170,10 @@ attributes:
     details:
       - A dry run does not run pip, so pip changes are predicted from the pins only (RV(pip_simulated) is false).
       - An unfinished earlier change is reported (RV(drift), RV(interrupted)) and its marker left in place.
-      - The prediction is a fresh solve of the spec, so an unpinned package may be shown at a newer version than
-        C(conda env update) would keep.
-      - When the channels are unreachable (a node whose .condarc is not written yet) nothing is predicted and
-        RV(not_predicted) says why.
+      - The prediction is a fresh solve of the spec, as C(conda env update --prune) makes one (it leaves the installed
+        packages and the history out), so an unpinned package is shown at the newest version that fits.
+      - When the channels are unreachable (a node whose .condarc is not written yet, a channel gone from the mirror)
+        nothing is predicted and RV(not_predicted) says why.
       - The BLAS is verified in check mode too, read-only (C(python -I -B)), when the env exists and would not change;
         otherwise RV(blas.not_probed) says why it was not.
   diff_mode:
@@ -440,6 +450,24 @@ def installed(conda, prefix):
     return ce.installed_packages(conda.json('list', '-p', prefix))
 
 
+def conflicting_specs(conda, environment, solve_prefix):
+    """The declared conda specs that cannot be solved together, by dry runs with one spec left out at a
+    time (kept out while the rest still cannot be solved): a set that fails whole and solves without any
+    one of its specs. None when a dry run fails otherwise (a channel out of reach): no verdict."""
+    conflicting = list(environment['conda'])
+    for spec in environment['conda']:
+        trial = [other for other in conflicting if other != spec]
+        if not trial:
+            break
+        try:
+            solve(conda, dict(environment, conda=trial), solve_prefix)
+        except ce.CondaEnvError as error:
+            if error.exception_name not in ce.UNSATISFIABLE:
+                return None
+            conflicting = trial
+    return conflicting
+
+
 def channel_args(environment):
     """The spec's channels as conda create/install take them (its own alone with nodefaults)."""
     args = ['--override-channels'] if environment['override_channels'] else []
@@ -496,9 +524,8 @@ def prefix_kind(prefix):
     return ce.prefix_kind(os.path.isdir(prefix), os.path.isdir(meta), os.path.isfile(os.path.join(meta, ce.HISTORY)))
 
 
-def damaged_packages(prefix):
-    """What a killed unlink or a hand-deleted file left (ce.damage_repair): records whose files are gone,
-    bytecode aside, and ``*.c~`` backups; None when nothing is damaged."""
+def read_records(prefix):
+    """conda-meta's package records: ``[(file name, record, or None when it cannot be read)]``."""
     meta = os.path.join(prefix, 'conda-meta')
     records = []
     for entry in sorted(os.listdir(meta)):
@@ -507,17 +534,53 @@ def damaged_packages(prefix):
         try:
             with open(os.path.join(meta, entry)) as handle:
                 record = json.load(handle)
-            files, unreadable = record.get('files') or [], False
-        except (ValueError, AttributeError):
-            record, files, unreadable = {}, ['conda-meta/%s (unreadable record)' % entry], True
-        records.append({'name': record.get('name', entry), 'version': record.get('version', '?'),
-                        'build': record.get('build', ''), 'unreadable': unreadable,
-                        'missing': [path for path in files if not ce.regenerated(path)
-                                    and not os.path.lexists(os.path.join(prefix, path))]})
+            records.append((entry, record if isinstance(record, dict) else None))
+        except ValueError:
+            records.append((entry, None))
+    return records
+
+
+def damaged_packages(prefix, records):
+    """What a killed unlink or a hand-deleted file left (ce.damage_repair): records whose files are gone,
+    bytecode aside, and ``*.c~`` backups; None when nothing is damaged."""
+    found = []
+    for entry, record in records:
+        unreadable = record is None
+        files = ['conda-meta/%s (unreadable record)' % entry] if unreadable else record.get('files') or []
+        record = record or {}
+        found.append({'name': record.get('name', entry), 'version': record.get('version', '?'),
+                      'build': record.get('build', ''), 'unreadable': unreadable,
+                      'missing': [path for path in files if not ce.regenerated(path)
+                                  and not os.path.lexists(os.path.join(prefix, path))]})
     backups = []
     for folder, _folders, names in os.walk(prefix):
         backups += [os.path.relpath(os.path.join(folder, n), prefix) for n in names if n.endswith(ce.UNLINK_BACKUP_SUFFIX)]
-    return ce.damage_repair(records, backups)
+    return ce.damage_repair(found, backups)
+
+
+def python_leftovers(prefix, records, packages):
+    """``(folders, contents)``: the lib/pythonX.Y folders an earlier python left (ce.python_leftovers),
+    with a few names of what their site-packages hold."""
+    lib = os.path.join(prefix, 'lib')
+    python = next((r['version'] for r in packages if r['name'] == 'python' and r['channel'] != ce.PIP_CHANNEL), None)
+    if not python or not os.path.isdir(lib):
+        return [], {}
+    owned = set(path.split('/')[1] for _entry, record in records for path in (record or {}).get('files') or []
+                if path.startswith('lib/python') and path.count('/') > 1)
+    folders = ce.python_leftovers(python, os.listdir(lib), owned)
+    contents = dict((name, sorted(os.listdir(os.path.join(lib, name, 'site-packages')))
+                     if os.path.isdir(os.path.join(lib, name, 'site-packages')) else []) for name in folders)
+    return folders, contents
+
+
+def env_variables(prefix):
+    """The env's variables as conda keeps them (conda-meta/state), unset ones included."""
+    text = read_text(os.path.join(prefix, 'conda-meta', 'state'))
+    try:
+        state = json.loads(text) if text else {}
+    except ValueError:
+        raise ce.CondaEnvError('%s/conda-meta/state does not parse as JSON; conda keeps the env\'s variables there' % prefix)
+    return dict(state.get('env_vars') or {}) if isinstance(state, dict) else {}
 
 
 def lock_result(paths):
@@ -575,21 +638,31 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     kind = prefix_kind(prefix)
     exists = kind == 'env'
     prefix_existed = kind != 'missing'
-    repair = damaged_packages(prefix) if exists else None
+    stored_spec = read_text(paths['spec'])
+    records = read_records(prefix) if exists else []
+    repair = damaged_packages(prefix, records) if exists else None
+    # conda-meta deleted by hand under an env this module made: the folder is deleted, never created over.
+    meta_lost = kind == 'folder' and marker is None and stored_spec is not None
     action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256, not_an_env=kind == 'not-an-env',
-                                      damaged=bool(repair) and repair['how'] == 'replace')
+                                      damaged=bool(repair) and repair['how'] == 'replace', meta_lost=meta_lost)
     reinstall = repair['packages'] if repair and action == 'update' else []
     before = installed(conda, prefix) if exists else []
-    stored_spec = read_text(paths['spec'])
     kept = set(ce.normalize_pip_name(project) for project in params['pip_kept'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
-    other_drift = []
+    other_drift, stale_variables, leftovers = [], [], []
     if exists:
+        variable_reasons, stale_variables = ce.variable_drift(environment, env_variables(prefix), stored_spec)
         other_drift = ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
-                              conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept)
-        reasons += (repair['reasons'] if repair else []) + other_drift
+                               conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept) \
+            + variable_reasons
+        leftovers, contents = python_leftovers(prefix, records, before)
+        reasons += (repair['reasons'] if repair else []) + other_drift \
+            + ([ce.leftovers_reason(leftovers, next(r['version'] for r in before if r['name'] == 'python'), contents)]
+               if leftovers else [])
     elif kind == 'not-an-env':
         reasons.append(ce.not_an_env_reason(prefix))
+    elif meta_lost:
+        reasons.append(ce.meta_lost_reason(prefix))
     else:
         reasons.append('env %s does not exist' % prefix)
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=environment['warnings'],
@@ -612,15 +685,19 @@ def ensure_present(module, conda, name, prefix, lock_dir):
 
     if not os.path.isdir(lock_dir):
         raise ce.CondaEnvError('lock_dir %s does not exist; it must be a writable directory' % lock_dir)
+    solve_prefix = os.path.join(lock_dir, '.%s.solve-check' % name)
     try:
-        planned = solve(conda, environment, os.path.join(lock_dir, '.%s.solve-check' % name))
+        planned = solve(conda, environment, solve_prefix)
     except ce.CondaEnvError as error:
         if requested and error.exception_name in cb.UNSOLVABLE:
             current = probe_blas(module, name, prefix, requested, reason, before) if exists else None
             raise ce.CondaEnvError(cb.unsolvable_message(name, requested, reason, str(error), current))
-        # In check mode on a node whose .condarc is not written yet, the channels are out of reach:
-        # the run says it would change the env and why it cannot predict more, instead of failing.
-        if not (module.check_mode and error.exception_name == 'CondaHTTPError'):
+        if error.exception_name in ce.UNSATISFIABLE:
+            raise ce.CondaEnvError(ce.conflict_message(str(error), conflicting_specs(conda, environment, solve_prefix)),
+                                   exception_name=error.exception_name)
+        # In check mode on a node whose .condarc is not written yet, or whose channel is gone, the channels are
+        # out of reach: the run says it would change the env and why it cannot predict more, instead of failing.
+        if not (module.check_mode and error.exception_name in ce.CHANNELS_UNREACHABLE):
             raise
         result.update(changed=True, diff=diff_of(before, before),
                       not_predicted='packages not predicted, the channels are unreachable: %s' % error)
@@ -643,8 +720,10 @@ def ensure_present(module, conda, name, prefix, lock_dir):
         # when something else differs too.
         commands.append(('install', '-y', '--force-reinstall', '-p', prefix) + tuple(channel_args(environment))
                         + tuple(reinstall))
-    if action == 'update' and (marker or other_drift or not reinstall):
+    if action == 'update' and (marker or other_drift):
         commands.append(('env', 'update', '--prune', '-f', spec_file, '-p', prefix))
+    if action == 'update' and stale_variables:
+        commands.append(('env', 'config', 'vars', 'unset', '-p', prefix) + tuple(stale_variables))
     elif action == 'create':
         commands.append(('env', 'create', '-f', spec_file, '-p', prefix))
     start_change(module, paths, name, prefix, action, '; '.join(' '.join(('conda',) + command) for command in commands),
@@ -656,18 +735,24 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     write_text(module, spec_file, rendered)
     clear_prefix(conda, prefix, removal, result['commands'])
     for command in commands:
+        # conda env config vars prints no JSON, even with --json (cli/main_env_vars.py).
+        quiet = command[:2] == ('env', 'config')
         try:
-            conda.json(*command)
+            conda.run(*command) if quiet else conda.json(*command)
         except ce.CondaEnvError as error:
             # conda may have applied part of the spec (its packages before a failed pip section): the
             # marker stays, so this env is drift until a run finishes, and its lock is refused meanwhile.
             raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
                                    % (error, name, paths['marker']), exception_name=error.exception_name)
-        result['commands'].append(' '.join(('conda',) + command + ('--json',)))
+        result['commands'].append(' '.join(('conda',) + command + (() if quiet else ('--json',))))
     stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept) if action == 'update' else []
     if stray:
         uninstall_pip(module, name, prefix, stray, result['commands'])
     after = installed(conda, prefix)
+    # After the change: a python upgrade leaves the old python's folder only now.
+    for folder in python_leftovers(prefix, read_records(prefix), after)[0]:
+        shutil.rmtree(os.path.join(prefix, 'lib', folder))
+        result['commands'].append('rm -rf %s' % os.path.join(prefix, 'lib', folder))
     result.update(changed=True, pip_simulated=True, package_changes=ce.package_changes(before, after),
                   diff=diff_of(before, after))
     write_locks(module, conda, prefix, paths, spec_file, after)
@@ -688,13 +773,15 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     marker = read_marker(paths)
     kind = prefix_kind(prefix)
     exists = kind == 'env'
-    removal = ce.absent_plan(exists, kind != 'missing', marker, not_an_env=kind == 'not-an-env')
+    meta_lost = kind == 'folder' and marker is None and os.path.isfile(paths['spec'])
+    removal = ce.absent_plan(exists, kind != 'missing', marker, not_an_env=kind == 'not-an-env', meta_lost=meta_lost)
     before = installed(conda, prefix) if exists else []
     leftovers = [path for key, path in paths.items() if os.path.exists(path) and key not in ('marker', 'work')]
     reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
     reasons += ['env %s exists' % prefix] if exists else []
     reasons += ['prefix %s is left of a create that did not finish (conda-meta without history)' % prefix] \
         if kind == 'not-an-env' else []
+    reasons += [ce.meta_lost_reason(prefix)] if meta_lost else []
     result = dict(prefix=prefix, drift=reasons, pip_simulated=False, warnings_spec=[], torch_variant=None, commands=[],
                   changed=bool(marker or removal or leftovers),
                   package_changes=ce.package_changes(before, []), diff=diff_of(before, []))

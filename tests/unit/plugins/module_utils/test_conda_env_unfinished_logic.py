@@ -169,3 +169,45 @@ def test_failed_pip_section_is_named_by_pips_own_error():
         'ERROR: No matching distribution found for six==9.9.9')
     assert ce.pip_error('Pip subprocess error:\nKilled\n') == 'Killed'
     assert ce.pip_error('') == 'pip printed no error'
+
+
+def test_a_folder_whose_conda_meta_was_deleted_under_an_env_of_ours_is_deleted_then_created():
+    assert ce.present_plan(False, True, None, SHA, meta_lost=True) == ('create', 'directory')
+    assert ce.absent_plan(False, True, None, meta_lost=True) == 'directory'
+    assert ce.present_plan(False, True, None, SHA) == ('create', None), 'a folder that was never ours is created over'
+    assert ce.meta_lost_reason('/opt/conda/envs/x').startswith('prefix /opt/conda/envs/x holds files but no conda-meta')
+
+
+def test_an_older_pythons_folder_that_no_record_owns_is_left_over():
+    folders = ['python3.10', 'python3.11', 'python3.12', 'libfoo.so', 'pythonx']
+    assert ce.python_leftovers('3.12.1', folders, owned={'python3.12', 'python3.10'}) == ['python3.11']
+    assert ce.python_leftovers(None, folders, owned=set()) == []
+    assert ce.leftovers_reason(['python3.11'], '3.12.1', {'python3.11': ['six-1.17.0.dist-info', 'six.py']}) == (
+        'lib/python3.11 left by an earlier python (the env has python 3.12.1; conda removes only the files it recorded): '
+        'lib/python3.11 holds six-1.17.0.dist-info, six.py; deleted')
+
+
+def test_variables_drift_and_the_ones_the_spec_dropped_are_unset():
+    applied = ce.render_environment('demo', {'channels': [], 'conda': ['python'], 'pip': [],
+                                             'variables': {'OMP_NUM_THREADS': '4', 'DEMO_OLD': 'x'}})
+    assert ce.applied_variables(applied) == {'OMP_NUM_THREADS': '4', 'DEMO_OLD': 'x'}
+    declared = {'variables': {'OMP_NUM_THREADS': '8', 'NEW': 'y'}}
+    reasons, stale = ce.variable_drift(declared, {'OMP_NUM_THREADS': '4', 'DEMO_OLD': 'x', 'BY_HAND': 'z'}, applied)
+    assert reasons == ['variable NEW is not set in the env, declared "y"',
+                       'variable OMP_NUM_THREADS is "4" in the env, declared "8"',
+                       'variables the spec no longer declares are still set: DEMO_OLD (conda env update never unsets '
+                       'them; they are unset)']
+    assert stale == ['DEMO_OLD'], 'a variable no spec of ours declared (BY_HAND) is left alone'
+    # conda env config vars unset leaves ***unset***, which is not set
+    assert ce.variable_drift({'variables': {}}, {'DEMO_OLD': ce.ENV_VARS_UNSET}, applied) == ([], [])
+
+
+def test_a_gone_channel_is_named_and_an_unsolvable_spec_names_the_conflicting_specs():
+    payload = json.dumps({'exception_name': 'UnavailableInvalidChannel', 'channel_name': 'gone', 'status_code': 404,
+                          'channel_url': 'http://mirror/gone', 'message': 'HTTP 404 NOT FOUND for channel gone'})
+    assert ce.explain_failure('conda create', 1, payload, '').endswith(
+        'channel gone is gone or not a channel: HTTP 404 at http://mirror/gone')
+    assert 'UnavailableInvalidChannel' in ce.CHANNELS_UNREACHABLE
+    assert ce.conflict_message('unsolvable', ['a', 'b>=2']) == (
+        'unsolvable. The declared specs that cannot be solved together: a, b>=2 (without any one of them the others solve)')
+    assert ce.conflict_message('unsolvable', None) == 'unsolvable'

@@ -159,8 +159,32 @@ def test_unsolvable_spec_fails_before_any_change(node, capsys, answer, expected)
     fake.answers['create --dry-run'] = (1, answer)
     code, result = run_module(conda_env, args, capsys)
     assert code == 1 and expected in result['msg']
-    assert fake.commands() == ['info --json', 'create --dry-run']
+    assert fake.commands()[:2] == ['info --json', 'create --dry-run'] and set(fake.commands()[2:]) <= {'create --dry-run'}
     assert os.listdir(str(envs)) == []
+
+
+@pytest.mark.parametrize('conflict', [
+    'solve-fail-conflict.json',
+    # classic conda often names nothing (issue 36, F6)
+    json.dumps({'exception_name': 'UnsatisfiableError', 'message': '', 'error': 'UnsatisfiableError: '})])
+def test_an_unsolvable_spec_names_the_declared_specs_that_conflict(node, capsys, monkeypatch, conflict):
+    """Dry runs with one spec left out at a time find the conflicting ones, whatever conda's message says."""
+    fake, args, envs = node
+    spec = dict(SPEC, dependencies=['python=3.11', 'pip', 'hello-ansible', 'libfoo>=2'])
+    recorded = fake.answer
+
+    def answer(argv, **kwargs):
+        if argv[1:3] == ['create', '--dry-run'] and 'hello-ansible' in argv and 'libfoo>=2' in argv:
+            fake.calls.append(argv[1:])
+            return 1, read_conda(conflict) if conflict.endswith('.json') else conflict, ''
+        return recorded(argv, **kwargs)
+
+    monkeypatch.setattr(AnsibleModule, 'run_command', staticmethod(answer))
+    code, result = run_module(conda_env, dict(args, spec=spec), capsys)
+    assert code == 1 and result['msg'].endswith(
+        'The declared specs that cannot be solved together: hello-ansible, libfoo>=2 (without any one of them the '
+        'others solve)'), result['msg']
+    assert fake.commands().count('create --dry-run') == 5 and os.listdir(str(envs)) == []
 
 
 def test_failed_update_writes_no_lock(node, capsys):
@@ -410,3 +434,29 @@ def test_a_pip_line_for_what_the_solve_links_is_refused_before_any_change(node, 
         'spec of env demo-pip: the pip: section asks for libfoo==1.0.0, but conda installs it as a dependency')
     assert result['msg'].endswith('Nothing was changed')
     assert fake.commands() == ['info --json', 'create --dry-run'] and os.listdir(str(envs)) == []
+
+
+def test_a_gone_channel_in_check_mode_is_reported_not_failed(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    gone = json.dumps({'exception_name': 'UnavailableInvalidChannel', 'channel_name': 'gone', 'status_code': 404,
+                       'channel_url': 'http://mirror/gone', 'message': 'HTTP 404 NOT FOUND for channel gone'})
+    fake.answers['create --dry-run'] = (1, gone)
+    spec = dict(SPEC, channels=['conda-forge', 'gone', 'nodefaults'])
+    code, result = run_module(conda_env, dict(args, spec=spec, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True
+    assert result['not_predicted'].endswith('channel gone is gone or not a channel: HTTP 404 at http://mirror/gone')
+    code, result = run_module(conda_env, dict(args, spec=spec), capsys)
+    assert code == 1 and 'channel gone is gone or not a channel' in result['msg']
+
+
+def test_variables_are_drift_and_the_dropped_ones_unset(node, capsys):
+    fake, args, envs = node
+    run_module(conda_env, dict(args, spec=dict(SPEC, variables={'A': '1', 'B': '2'})), capsys)
+    with open(os.path.join(args['prefix'], 'conda-meta', 'state'), 'w') as handle:
+        json.dump({'env_vars': {'A': '1', 'B': '2'}}, handle)  # what conda env create wrote
+    fake.answers['env config'] = (0, '')
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, spec=dict(SPEC, variables={'A': '3'})), capsys)
+    assert code == 0 and 'variable A is "1" in the env, declared "3"' in result['drift']
+    assert result['commands'][-1] == 'conda env config vars unset -p %s B' % args['prefix']

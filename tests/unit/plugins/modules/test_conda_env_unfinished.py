@@ -201,3 +201,15 @@ def test_killed_removal_that_got_past_conda_meta_deletes_the_folder(node, capsys
     code, result = run_module(conda_env, dict(args, state='absent'), capsys)
     assert code == 0 and result['changed'] is True and result['commands'] == ['rm -rf %s' % args['prefix']]
     assert os.listdir(str(envs)) == []
+
+
+def test_conda_meta_deleted_under_an_env_of_ours_is_drift_and_the_folder_is_replaced(node, capsys):  # noqa: F811
+    """Creating over it would leave what the spec dropped importable (issue 36)."""
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    shutil.rmtree(os.path.join(args['prefix'], 'conda-meta'))
+    code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
+    assert code == 0 and result['changed'] is True and result['drift'] == [ce.meta_lost_reason(args['prefix'])]
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['commands'][0] == 'rm -rf %s' % args['prefix']
+    assert result['commands'][1].startswith('conda env create -f ')
