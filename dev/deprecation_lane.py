@@ -47,7 +47,7 @@ def deprecation_blocks(stderr):
     """Each `[DEPRECATION WARNING]` of ansible's stderr, with what follows it up to the next message
     (its origin and traceback), and each Python DeprecationWarning line, in order."""
     blocks = []
-    starts = [match for match in BLOCK_START.finditer(stderr)]
+    starts = list(BLOCK_START.finditer(stderr))
     for index, match in enumerate(starts):
         if match.group(1) != "DEPRECATION WARNING":
             continue
