@@ -39,6 +39,7 @@ COLLECTION = "aistack.gpu_node"
 COLLECTION_PATH_MARKERS = ("ansible_collections/aistack/gpu_node/", "ansible_collections.aistack.gpu_node")
 # The tags site.yml cannot run here without a conda installer, mirrors or a torch environment.
 SITE_SKIP_TAGS = "conda,env,apex,numa,jupyter"
+NO_RECORDS = "Failed to load callback plugin 'deprecation_record'"
 BLOCK_START = re.compile(r"^\[(DEPRECATION WARNING|DEPRECATED|WARNING|ERROR)\]: ", re.M)
 PYTHON_WARNING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+): (?P<category>\w*DeprecationWarning): (?P<msg>.*)$", re.M)
 
@@ -168,6 +169,9 @@ def main():
                 failed_commands.append(title)
                 print("%s\n%s\n==> deprecation lane: %s exited %d" % (proc.stdout[-4000:], proc.stderr[-4000:], title, proc.returncode))
         records = read_records(record_path)
+    # ansible-core only warns when a callback fails to load: without its records the lane proves nothing.
+    if any(NO_RECORDS in stderr for stderr in stderr_texts) or not records:
+        failed_commands.append("the deprecation_record callback (it recorded nothing)")
     if log:
         log.close()
     collection, others = judge(stderr_texts, records, roots)

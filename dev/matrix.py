@@ -4,8 +4,8 @@ Each line in dev/matrix/<minor>.txt gets its own virtual environment under
 .cache/matrix/<minor>/venv, on the Python its `# python:` line names (found on PATH or in pyenv),
 rebuilt only when that file changes. Then, per line: `ansible-test sanity` (the tests that
 version has, on that venv's Python), the unit tests (a DeprecationWarning raised in the collection's
-own code an error), the deprecation lane (dev/deprecation_lane.py: the entry points under that line,
-failing on a deprecation from the collection), and the `site` molecule scenario on the oldest and
+own code an error), the deprecation lane on the newest line (dev/deprecation_lane.py: the entry
+points under that line, failing on a deprecation from the collection), and the `site` molecule scenario on the oldest and
 the newest line (under the shared molecule lock). Prints a table line x check and exits non-zero
 unless every cell that ran passed. Each cell's log is .cache/matrix/<minor>/<check>.log.
 
@@ -144,7 +144,7 @@ def main():
     if unknown or not chosen:
         sys.exit("unknown version or check: %s (versions: %s; checks: %s)"
                  % (", ".join(sorted(unknown)) or args.versions, ", ".join(line[0] for line in every), ", ".join(CHECKS)))
-    # The molecule scenario runs on the ends of the supported range only.
+    # The molecule scenario runs on the ends of the supported range only, the deprecation lane on the newest line.
     ends = (every[0][0], every[-1][0])
     table = []
     for minor, python_version, pins in chosen:
@@ -158,7 +158,7 @@ def main():
                 table.append(dict(row, **{check: "FAIL (venv)" for check in checks}))
                 continue
         for check in checks:
-            if check == "site" and minor not in ends:
+            if check == "site" and minor not in ends or check == "deprecations" and minor != ends[1]:
                 row[check] = "-"
                 continue
             say("ansible-core %s on Python %s: %s" % (minor, python_version, check))

@@ -11,7 +11,8 @@ changelog, so this stands in for the warning. By the time a result reaches a cal
 been filled in (a module's result gets it inside ActionBase._execute_module), so that line is written
 in the worker: the workers are forked from this process, and the wrappers put around ansible-core
 2.21's methods here (HOOKS) run in them and read the unified result where `failed` is still unset. On
-a line without those methods the callback refuses to run, rather than let the check pass unseen.
+a line without them the callback refuses to load (ansible-core says so in a warning, which fails the
+lane), rather than let the check pass unseen.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ description: Appends one JSON line per task result to the file named by AISTACK_
 requirements: [enabled in callbacks_enabled]
 """
 
+import dataclasses
 import functools
 import json
 import os
@@ -81,6 +83,14 @@ def _check_module_results(parse_returned_data):
     return wrapper
 
 
+def _keeps_failed_unset():
+    try:
+        from ansible._internal._task import UnifiedTaskResult  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        return False
+    return "_failed" in set(field.name for field in dataclasses.fields(UnifiedTaskResult))
+
+
 # Where ansible-core 2.21 keeps each result as a unified result whose `failed` is still unset when the
 # module or action plugin set none, and what reads it there.
 HOOKS = ((task_executor.TaskExecutor, "_execute_internal", _check_action_results),
@@ -96,11 +106,12 @@ class CallbackModule(CallbackBase):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if not _keeps_failed_unset() or any(getattr(owner, name, None) is None for owner, name, _wrap in HOOKS):
+            raise AnsibleError("deprecation_record: this ansible-core keeps no result with `failed` unset where 2.21 does "
+                               "(UnifiedTaskResult._failed, %s); dev/deprecation_lane/callback_plugins/deprecation_record.py "
+                               "must learn where to read it" % ", ".join("%s.%s" % (owner.__name__, name) for owner, name, _wrap in HOOKS))
         for owner, name, wrap in HOOKS:
-            method = getattr(owner, name, None)
-            if method is None:
-                raise AnsibleError("deprecation_record: this ansible-core has no %s.%s; dev/deprecation_lane/callback_plugins/"
-                                   "deprecation_record.py must learn where to read `failed`" % (owner.__name__, name))
+            method = getattr(owner, name)
             if not getattr(method, "__wrapped__", None):
                 setattr(owner, name, wrap(method))
 
