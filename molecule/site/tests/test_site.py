@@ -2,16 +2,27 @@
 
 Then the drift loop users schedule: tools/aistack-drift (site.yml --check --diff) is clean and
 proven dry byte for byte on this provisioned node (files/snapshot.sh before and after, as the
-scenario's prepare and side_effect do around check mode on the fresh node); six tamperings (the
+scenario's prepare and side_effect do around check mode on the fresh node); nine tamperings (the
 first three are what users really break: a package in the env, the kernelspec, the thread
-activation hook) are each named exactly, a converge repairs them, and the drift check is clean
-again.
+activation hook; the last three the files that hold the secrets) are each named exactly, a converge
+repairs them, and the drift check is clean again.
+
+Last, issue 35's no-secret search: the node is given a mirror password, a JupyterLab token and a
+password with its hash (host_vars/aistack-site-1.yml). The repairing converge runs the whole
+site.yml at -vvv with --diff, and neither its output, nor the drift checks' output and reports, nor
+the facts the roles published, nor any file on the node holds one of them, but for the three
+files whose readers need one (each readable by those only). The search is first shown to find a
+planted secret.
 """
 
 import json
 import os
+import re
+import shlex
 import sys
 import subprocess
+
+import yaml
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 NODE = "aistack-site-1"
@@ -23,6 +34,23 @@ VENV_BIN = os.path.dirname(sys.executable)
 os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
 # converge.yml writes what the roles published there.
 RESULTS = os.environ.get("AISTACK_SITE_RESULTS", os.path.join(REPO_ROOT, ".cache", "site-results"))
+
+# What the site scenario's node is given (host_vars/aistack-site-1.yml), by name.
+with open(os.path.join(os.path.dirname(__file__), "..", "host_vars", NODE + ".yml")) as _host_vars:
+    SECRETS = yaml.safe_load(_host_vars)["site_secrets"]
+# The files that must hold a secret, as what reads them needs it: (path, the secrets it may hold, the
+# most its mode may allow). conda reads the mirror password from the .condarc (and a hand edit's
+# backup beside it keeps it), systemd the token from a root-only file, JupyterLab the hash from its
+# configuration, and it writes the token into its runtime files. Anything else that holds one is a leak.
+SECRET_HOLDERS = [
+    (re.compile(r"^/opt/conda/\.condarc(\.[^/]+~)?$"), {"mirror_password"}, 0o640),
+    (re.compile(r"^/etc/jupyterlab/token\.env$"), {"lab_token"}, 0o600),
+    (re.compile(r"^/etc/jupyterlab/jupyter_server_config\.json$"), {"lab_password_hash"}, 0o640),
+    # JupyterLab's own record of its server, and the page that opens it, both with the token: its user's alone.
+    (re.compile(r"^/var/lib/jupyterlab/\.local/share/jupyter/runtime/jpserver-[0-9]+(-open\.html|\.json)$"), {"lab_token"}, 0o600),
+]
+# What the drift test saw, for the no-secret test after it: the output of each run, and the report folders.
+SEEN = {"outputs": {}, "reports": []}
 
 # (what a user breaks, the command that breaks it in the node, the (role, task) the drift check must name)
 TAMPERING = [
@@ -45,12 +73,24 @@ TAMPERING = [
     ("the validation results opened to everyone",
      "chmod 0777 /var/lib/aistack/validation",
      ("gpu_validate", "The validation script and its results folder")),
+    # The files that hold the secrets: the drift report names them, and never shows what they hold.
+    ("the conda base's .condarc edited",
+     "echo '# local edit' >> /opt/conda/.condarc",
+     ("mirrors_condarc", "Write the system-wide .condarc")),
+    ("JupyterLab's token file edited",
+     "echo '# local edit' >> /etc/jupyterlab/token.env",
+     ("jupyter_kernel", "JupyterLab token, read by systemd as root")),
+    ("JupyterLab's configuration, which holds the password hash, edited",
+     "sed -i 's/\"open_browser\": false/\"open_browser\": true/' /etc/jupyterlab/jupyter_server_config.json",
+     ("jupyter_kernel", "JupyterLab server configuration (the password hash is readable by its user only)")),
 ]
+# What else a check names after those: JupyterLab's restart, which its two files notify.
+TAMPERING_CONSEQUENCES = [("jupyter_kernel", "Restart JupyterLab")]
 
 
 SNAPSHOT = os.path.join(os.path.dirname(__file__), "..", "files", "snapshot.sh")
-# The components the tamperings touch: the loop after the full clean check runs on these only.
-TAMPERED_TAGS = "env,numa,jupyter,manifest,validate"
+# The components the tamperings touch: the drift checks after the full clean one run on these only.
+TAMPERED_TAGS = "conda,env,numa,jupyter,manifest,validate"
 
 
 def snapshot(host, name):
@@ -74,6 +114,8 @@ def drift(tmp_path, name, *args):
     out = tmp_path / name
     proc = subprocess.run([os.path.join(VENV_BIN, "python"), os.path.join(REPO_ROOT, "tools", "aistack-drift"),
                            "-i", INVENTORY, "-o", str(out)] + list(args), cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    SEEN["outputs"]["drift " + name] = proc.stdout + proc.stderr
+    SEEN["reports"].append(str(out))
     with open(out / "drift.json") as handle:
         return proc, json.load(handle)
 
@@ -224,14 +266,17 @@ def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, 
     proc, report = drift(tmp_path, "tampered", "--tags", TAMPERED_TAGS)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     changed = report["hosts"][NODE]["changed"]
-    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(set(task for _what, _command, task in TAMPERING))
+    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(
+        set(task for _what, _command, task in TAMPERING) | set(TAMPERING_CONSEQUENCES))
     for _what, _command, (role, task) in TAMPERING:
         assert "    %s : %s" % (role, task) in proc.stdout
     # One task writes both: its diff names each path that drifted.
     validation_diff = "\n".join(next(r for r in changed if r["role"] == "gpu_validate")["diff"])
     assert "/usr/local/libexec/aistack/validate_gpu.py" in validation_diff and "/var/lib/aistack/validation" in validation_diff
 
-    apply = playbook("--tags", TAMPERED_TAGS)
+    # The repair is the whole site.yml at -vvv with --diff: the no-secret test below searches its output.
+    apply = playbook("-vvv", "--diff")
+    SEEN["outputs"]["site.yml -vvv --diff"] = apply.stdout + apply.stderr
     assert apply.returncode == 0, apply.stdout[-4000:]
 
     proc, report = drift(tmp_path, "repaired", "--tags", TAMPERED_TAGS)
@@ -239,3 +284,79 @@ def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, 
     assert report["hosts"][NODE]["status"] == "clean"
     assert host.file("/var/lib/aistack/validation").mode == 0o755
     assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
+
+
+def secrets_in(text):
+    """The names of the secrets in ``text``, each with its first line there (shortened)."""
+    found = {}
+    for name, secret in SECRETS.items():
+        for line in text.splitlines():
+            if secret in line:
+                found[name] = line.strip()[:300]
+                break
+    return found
+
+
+def node_files_with_secrets(host):
+    """Every file on the node that holds one of the secrets: its own file system (the wheel folder
+    mounted from the controller aside), /run and /tmp. {path: {secret name: [line numbers]}}, with
+    the file's mode."""
+    grep = " ".join("-e %s" % shlex.quote(secret) for secret in SECRETS.values())
+    listing = host.run("{ find / -xdev -type f -print0; find /run /tmp -xdev -type f -print0; } 2>/dev/null"
+                       " | xargs -0 -r grep -lF %s 2>/dev/null; true" % grep).stdout.split("\n")
+    found = {}
+    for path in filter(None, listing):
+        text = host.file(path).content.decode("utf-8", "replace")
+        lines = text.splitlines()
+        found[path] = {"mode": host.file(path).mode, "secrets": dict(
+            (name, [number for number, line in enumerate(lines, 1) if secret in line])
+            for name, secret in SECRETS.items() if secret in text)}
+    return found
+
+
+def leaks_in_files(found):
+    """What of ``found`` is a leak: a file that is no holder, holds a secret it must not, is readable
+    beyond its holder's mode, or (a .condarc) names a secret in a comment."""
+    leaks = {}
+    for path, seen in found.items():
+        holder = next(((allowed, mode) for pattern, allowed, mode in SECRET_HOLDERS if pattern.match(path)), None)
+        if holder is None or set(seen["secrets"]) - holder[0] or seen["mode"] & ~holder[1]:
+            leaks[path] = seen
+    return leaks
+
+
+def test_no_secret_in_the_vvv_site_run_the_drift_reports_or_any_file_on_the_node(host):
+    assert "site.yml -vvv --diff" in SEEN["outputs"] and len(SEEN["reports"]) == 3, "the drift test did not finish"
+    grep = " ".join("-e %s" % shlex.quote(secret) for secret in SECRETS.values())
+    # The searches find a planted secret: in a text, and in a file on the node (taken away after the search).
+    assert secrets_in("ok: [%s] => %s" % (NODE, SECRETS["lab_token"])) == {"lab_token": "ok: [%s] => %s" % (NODE, SECRETS["lab_token"])}
+    planted = "/var/lib/aistack-planted-secret"
+    host.run_expect([0], "printf 'x=%%s\\n' %s > %s" % (shlex.quote(SECRETS["mirror_password"]), planted))
+    try:
+        found = node_files_with_secrets(host)
+    finally:
+        host.run_expect([0], "rm -f %s" % planted)
+    assert leaks_in_files(found).pop(planted, {}).get("secrets") == {"mirror_password": [1]}, found
+    del found[planted]
+
+    # The run's and the drift checks' output, the drift reports, the facts the roles published, and
+    # the node's journal (where modules log how they were invoked; its files may be compressed).
+    texts = dict(SEEN["outputs"])
+    for folder in SEEN["reports"]:
+        for name in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, name), errors="replace") as handle:
+                texts[os.path.join(os.path.basename(folder), name)] = handle.read()
+    with open(os.path.join(RESULTS, "published-%s.json" % NODE)) as handle:
+        texts["published facts"] = handle.read()
+    texts["journal"] = host.run("journalctl --no-pager -o cat 2>/dev/null | grep -F %s; true" % grep).stdout
+    assert dict((name, secrets_in(text)) for name, text in texts.items() if secrets_in(text)) == {}
+    # The -vvv run did go through the secrets' tasks: the redacted mirror, the JupyterLab logins.
+    vvv = SEEN["outputs"]["site.yml -vvv --diff"]
+    assert "mirroruser:***@127.0.0.1" in vvv and "Check that a wrong password gets no session" in vvv
+
+    # The node's files: the secrets only where they must be, and no .condarc names one in a comment.
+    assert leaks_in_files(found) == {}, found
+    assert {"/opt/conda/.condarc", "/etc/jupyterlab/token.env", "/etc/jupyterlab/jupyter_server_config.json"} <= set(found)
+    for path in (path for path in found if "condarc" in path):
+        lines = host.file(path).content_string.splitlines()
+        assert [n for n in found[path]["secrets"]["mirror_password"] if lines[n - 1].lstrip().startswith("#")] == [], path
