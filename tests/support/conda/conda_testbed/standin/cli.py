@@ -589,7 +589,9 @@ def explain_failure(channels, specs):
             for rec in candidates(other.name.normalized):
                 for dep in rec.get("depends", []):
                     dep_spec = MatchSpec(dep)
-                    if dep_spec.name.normalized == spec.name.normalized:
+                    # a conflict only where no package satisfies both (python -> pip and pip are no conflict)
+                    if dep_spec.name.normalized == spec.name.normalized and not any(
+                            _matches(dep_spec, cand) and _matches(spec, cand) for cand in candidates(spec.name.normalized)):
                         pair = [str(other.name.normalized), match_spec_text(dep_spec)]
                         if pair not in pairs:
                             pairs.append(pair)
