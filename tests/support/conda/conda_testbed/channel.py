@@ -9,8 +9,9 @@ comparable with them:
   channel has), ``gpu-only`` (needs the ``__cuda`` virtual package): built from ``../recipes``;
 - ``python`` repackaged from the CPython that runs this builder (RUNPATH set to
   ``$ORIGIN/../lib`` with patchelf, the old prefix rewritten in text files so that conda's
-  placeholder mechanism relocates it), and ``pip`` plus ``six`` as wheels, so that the ``pip:``
-  section of an environment.yml really runs;
+  placeholder mechanism relocates it), ``pip`` and ``setuptools`` repackaged from their wheels, and
+  their wheels plus ``six`` for ``pip --find-links``, so that the ``pip:`` section of an environment.yml
+  really runs;
 - ``numpy`` repackaged from its manylinux wheel on PyPI for that CPython (``NUMPY_VERSION``): a real numpy
   whose bundled scipy-openblas makes it an OpenBLAS numpy. It needs ``blas * openblas`` and
   ``libblas * *openblas``, so with the BLAS selectors built from ``../recipes`` (``blas`` builds
@@ -43,7 +44,13 @@ REPO_ROOT = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 CACHE = os.path.join(REPO_ROOT, ".cache", "conda-testbed")
 
 PIP_VERSION = "26.3"
-WHEELS = ("pip==%s" % PIP_VERSION, "six==1.17.0")
+# setuptools as a conda package too: the product's default env declares it among the conda
+# dependencies (conda-forge's pip for Pythons before 3.13 links it, so a pip line would be refused).
+SETUPTOOLS_VERSION = "80.9.0"
+WHEELS = ("pip==%s" % PIP_VERSION, "six==1.17.0", "setuptools==%s" % SETUPTOOLS_VERSION)
+# The noarch python packages repackaged from those wheels: (name, version, build string, depends).
+NOARCH_FROM_WHEELS = (("pip", PIP_VERSION, "pyh4616a5c_0", ["python >=3.9"]),
+                      ("setuptools", SETUPTOOLS_VERSION, "pyhff2d567_0", ["python >=3.9"]))
 PYTHON_BUILD = "repack_pyenv_0"
 # The channel's numpy: its PyPI wheel on manylinux x86_64 (bundles scipy-openblas) for the CPython
 # that runs this builder, whose python the channel holds (3.11 on the CI machine).
@@ -161,7 +168,7 @@ def _stage_wheel(wheel, stage, site="site-packages"):
     # `python -m pip` is what conda itself runs, so none are needed here.
 
 
-def _build_python_and_pip(out, wheels):
+def _build_python_and_noarch(out, wheels):
     from rattler_build import assemble_package
 
     with tempfile.TemporaryDirectory(prefix="conda-testbed-python-") as work:
@@ -171,12 +178,13 @@ def _build_python_and_pip(out, wheels):
                          build_string=PYTHON_BUILD, output_dir=os.path.join(out, "linux-64"), files_dir=stage,
                          license="Python-2.0", summary="CPython repackaged from the test machine",
                          compression_level=1)
-        pip_stage = os.path.join(work, "pip")
-        wheel = [n for n in os.listdir(wheels) if n.startswith("pip-%s-" % PIP_VERSION)][0]
-        _stage_wheel(os.path.join(wheels, wheel), pip_stage)
-        assemble_package(name="pip", version=PIP_VERSION, target_platform="noarch", build_string="pyh4616a5c_0",
-                         output_dir=os.path.join(out, "noarch"), files_dir=pip_stage, noarch="python",
-                         depends=["python >=3.9"], license="MIT", summary="pip from its PyPI wheel")
+        for name, version, build_string, depends in NOARCH_FROM_WHEELS:
+            package_stage = os.path.join(work, name)
+            wheel = [n for n in os.listdir(wheels) if n.startswith("%s-%s-" % (name, version))][0]
+            _stage_wheel(os.path.join(wheels, wheel), package_stage)
+            assemble_package(name=name, version=version, target_platform="noarch", build_string=build_string,
+                             output_dir=os.path.join(out, "noarch"), files_dir=package_stage, noarch="python",
+                             depends=depends, license="MIT", summary="%s from its PyPI wheel" % name)
 
 
 def _build_numpy(out, download):
@@ -222,7 +230,7 @@ def build(with_python=True, log=None):
     if with_python:
         wheels = os.path.join(partial, "wheels")
         _download_wheels(wheels)
-        _build_python_and_pip(channel, wheels)
+        _build_python_and_noarch(channel, wheels)
         _build_numpy(channel, os.path.join(partial, "downloads"))
     for folder, _dirs, files in os.walk(channel):
         for name in files:  # the builder writes packages 0600; mirrors serve them to other users

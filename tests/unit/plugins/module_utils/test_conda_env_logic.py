@@ -7,11 +7,12 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import json
+import os
 
 import pytest
 import yaml
 
-from conftest import read_conda
+from conftest import REPO_ROOT, read_conda
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 
 # The environment.yml behind env-create-demo-pip.txt / env-export-full.yml.txt.
@@ -330,3 +331,25 @@ def test_a_pip_line_for_a_package_conda_links_as_a_dependency_is_refused_after_t
                               'declared conda packages (libfoo 1.0.0)')
     assert message.endswith('Fix: declare it among the conda dependencies (libfoo=1.0.0) and take it out of the pip: '
                             'section, or drop the conda package that needs it')
+
+
+# What a conda-forge solve links for a declared `pip` on Pythons before 3.13: pip's run requirements
+# still include setuptools and wheel there (dropped only for Python 3.13 and later: conda-forge news
+# 2024-08-21 "sunsetting pip deps", conda/conda#15621). The test channel's pip has no such
+# requirement, so the shipped specs are held to this solve here.
+PIP_LINKS_BEFORE_PY313 = ('setuptools', 'wheel')
+SHIPPED_SPECS = (('roles/conda_env/defaults/main.yml', 'conda_env_envs'),
+                 ('inventories/gpu_cluster/group_vars/all/conda.yml', 'conda_env_envs'))
+
+
+@pytest.mark.parametrize('path, variable', SHIPPED_SPECS)
+def test_the_shipped_envs_are_not_refused_on_conda_forge(path, variable):
+    """A pip line for a package conda-forge's pip links (setuptools) would refuse the shipped env on a
+    real node's first run: the shipped specs declare such packages among the conda dependencies."""
+    with open(os.path.join(REPO_ROOT, path)) as handle:
+        envs = yaml.safe_load(handle)[variable]
+    for env in envs:
+        normalized = ce.normalize_environment(env['spec'], source=path)
+        linked = dict((ce.normalize_pip_name(ce.matchspec_name(spec)), spec) for spec in normalized['conda'])
+        linked.update((name, '%s (linked by pip)' % name) for name in PIP_LINKS_BEFORE_PY313)
+        assert ce.pip_over_conda(normalized['pip'], linked, solved=True) is None, (path, env['name'])
