@@ -128,11 +128,12 @@ def decide(gpu_state, cuda, installed, record, family, install, version=None, in
     result = {'mode': None, 'reason': '', 'package': None, 'packages': [], 'version': version,
               'upgrade_from': None, 'managed': bool(record and installed), 'cuda_major': major, 'cuda_from': how,
               'installed': installed, 'problems': [], 'warnings': []}
-    if gpu_state == 'no_gpu' and not install_without_gpu:
-        return dict(result, mode='skip', reason='no NVIDIA GPU on the PCI bus (set dcgm_install_without_gpu for an image build)')
+    # Input first: a bad value is refused on every node, also on one the role would skip.
     if version is not None and not re.match(r'^\d+\.\d+\.\d+$', str(version)):
         result['problems'].append('dcgm_version must be an exact DCGM version such as "4.5.0", got %r' % (version,))
         return dict(result, mode='refuse')
+    if gpu_state == 'no_gpu' and not install_without_gpu:
+        return dict(result, mode='skip', reason='no NVIDIA GPU on the PCI bus (set dcgm_install_without_gpu for an image build)')
     wanted, problem = package_for(major, family) if major is not None else (None, None)
     if installed and not result['managed']:
         # The image's DCGM (or one installed by hand): reported and checked, never replaced.

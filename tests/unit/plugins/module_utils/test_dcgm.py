@@ -175,6 +175,12 @@ def test_a_version_that_is_not_exact_is_refused(version):
     assert decision['problems'] == ['dcgm_version must be an exact DCGM version such as "4.5.0", got %r' % (version,)]
 
 
+def test_a_version_that_is_not_exact_is_refused_on_a_node_the_role_skips_too():
+    """Bad input is refused wherever it is given, not only where a GPU happens to be."""
+    decision = dcgm.decide('no_gpu', (None, 'x'), None, None, 'debian', install=True, version='4.5')
+    assert decision['mode'] == 'refuse'
+
+
 # The client and the host engine.
 
 def test_dcgmi_v_of_4_7_0_client_and_host_engine_match():
