@@ -19,7 +19,7 @@ import json
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import redact
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import _USERINFO, redact
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
     best_wheel_for_node,
     gpus_label,
@@ -752,6 +752,39 @@ def env_prefixes(info):
         return list(info['envs_dirs']), list(info['envs']), info['root_prefix']
     except (KeyError, TypeError):
         raise CondaEnvError('conda info --json lacks envs_dirs, envs or root_prefix')
+
+
+def scrub_credentials(text):
+    """``text`` (a file conda wrote: a conda-meta or repodata record, urls.txt, a repodata cache's state,
+    conda-meta/history) with the user:password of every URL in it removed, as conda's own remove_auth
+    does (common/url.py), so that each URL still names the mirror and its package; and whether
+    anything was removed. conda records the URL it downloaded with, credentials included, in the
+    package cache (urls.txt, ``<pkg>/info/repodata_record.json``, ``cache/<md5>.info.json`` and the
+    ``.q`` pickle), and conda before 24.11 in conda-meta too; these files are readable by all."""
+    scrubbed = _USERINFO.sub('//', text)
+    return scrubbed, scrubbed != text
+
+
+def credential_files(prefix, pkgs_dirs, listdir, isfile):
+    """The files of the env ``prefix`` and of the package caches ``pkgs_dirs`` (``conda info --json``)
+    where conda writes a package's URL, as (path, kind): ``text`` files are scrubbed in place,
+    ``pickle`` files (the repodata cache's ``.q``, conda's pickled parse of a repodata, rebuilt from
+    the ``.json`` beside it whenever missing) are deleted. ``listdir`` and ``isfile`` are os's."""
+    def names(folder):
+        try:
+            return sorted(listdir(folder))
+        except OSError:
+            return []
+
+    meta = os.path.join(prefix, 'conda-meta')
+    found = [(os.path.join(meta, n), 'text') for n in names(meta) if n.endswith('.json') or n == 'history']
+    for pkgs_dir in pkgs_dirs:
+        found.append((os.path.join(pkgs_dir, 'urls.txt'), 'text'))
+        found += [(os.path.join(pkgs_dir, n, 'info', 'repodata_record.json'), 'text') for n in names(pkgs_dir)]
+        cache = os.path.join(pkgs_dir, 'cache')
+        found += [(os.path.join(cache, n), 'text' if n.endswith('.info.json') else 'pickle') for n in names(cache)
+                  if n.endswith(('.info.json', '.q'))]
+    return [(path, kind) for path, kind in found if isfile(path)]
 
 
 def pip_lock(installed):

@@ -339,6 +339,18 @@ commands:
   returned: always
   type: list
   elements: str
+scrubbed:
+  description:
+    - The files conda wrote for the env and the package caches (C(conda info) C(pkgs_dirs)) that held a URL with a
+      user and password (a mirror URL from C(.condarc)), scrubbed of it after the run's transaction; in check mode,
+      those that would be. Text files (conda-meta records and C(history), C(urls.txt), C(info/repodata_record.json),
+      C(cache/*.info.json)) keep their owner and mode; C(cache/*.q), conda's pickled repodata parse, is deleted
+      (conda rebuilds it). Any scrub counts as a change.
+    - See docs/security.md for what it cannot reach.
+  returned: always
+  type: list
+  elements: str
+  sample: [/opt/conda/pkgs/urls.txt]
 blas:
   description:
     - What numpy in the env uses, against the BLAS asked for; null when neither the spec nor O(blas) asks for one.
@@ -390,6 +402,7 @@ import json
 import os
 import pwd
 import shutil
+import stat
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -437,9 +450,9 @@ def write_text(module, path, text):
     module.atomic_move(temporary, path)
 
 
-def locate(conda, name, prefix):
-    """(env prefix, base prefix) from ``conda info --json``."""
-    envs_dirs, _envs, root = ce.env_prefixes(conda.json('info'))
+def locate(info, name, prefix):
+    """The env's prefix, from ``conda info --json``."""
+    envs_dirs, _envs, root = ce.env_prefixes(info)
     prefix = prefix or os.path.join(envs_dirs[0], name)
     if os.path.realpath(prefix) == os.path.realpath(root):
         raise ce.CondaEnvError('prefix %s is the base prefix; conda_env manages named envs only' % prefix)
@@ -800,6 +813,35 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     return result
 
 
+def scrub_credentials(module, prefix, pkgs_dirs):
+    """Removes the user:password of every URL from the files conda wrote for the env and the package
+    caches (ce.credential_files), each file keeping its owner and mode; in check mode, only names
+    them. Returns the paths scrubbed (or that would be)."""
+    scrubbed = []
+    for path, kind in ce.credential_files(prefix, pkgs_dirs, os.listdir, os.path.isfile):
+        with open(path, 'rb') as handle:
+            data = handle.read()
+        text = data.decode('latin-1') if kind == 'pickle' else data.decode('utf-8', 'surrogateescape')
+        clean, changed = ce.scrub_credentials(text)
+        if not changed:
+            continue
+        scrubbed.append(path)
+        if module.check_mode:
+            continue
+        if kind == 'pickle':
+            os.unlink(path)
+            continue
+        status = os.stat(path)
+        temporary = os.path.join(os.path.dirname(path), '.%s.scrub' % os.path.basename(path))
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, 'wb') as handle:
+            handle.write(clean.encode('utf-8', 'surrogateescape'))
+        os.chown(temporary, status.st_uid, status.st_gid)
+        os.chmod(temporary, stat.S_IMODE(status.st_mode))
+        os.replace(temporary, path)
+    return scrubbed
+
+
 def diff_of(before, after):
     return {'before': ce.render_packages(before), 'after': ce.render_packages(after)}
 
@@ -842,13 +884,20 @@ def main():
     try:
         ce.validate_env_name(params['name'])
         conda = Conda(module)
-        prefix = locate(conda, params['name'], params['prefix'])
+        info = conda.json('info')
+        prefix = locate(info, params['name'], params['prefix'])
         refuse_foreign_prefix(params['name'], prefix)
         lock_dir = params['lock_dir'] or os.path.dirname(prefix.rstrip('/'))
-        if params['state'] == 'present':
-            result = ensure_present(module, conda, params['name'], prefix, lock_dir)
-        else:
-            result = ensure_absent(module, conda, params['name'], prefix, lock_dir)
+        try:
+            if params['state'] == 'present':
+                result = ensure_present(module, conda, params['name'], prefix, lock_dir)
+            else:
+                result = ensure_absent(module, conda, params['name'], prefix, lock_dir)
+        finally:
+            # After every transaction, a failed one too (its downloads are cached): conda leaves the
+            # mirror's password in world-readable files; see ce.scrub_credentials.
+            scrubbed = scrub_credentials(module, prefix, info.get('pkgs_dirs') or [])
+        result.update(scrubbed=scrubbed, changed=result['changed'] or bool(scrubbed))
     # Every message is redacted (ce.redact): conda names channels with the password .condarc gives them.
     except cb.BlasMismatch as error:
         module.fail_json(msg=ce.redact(to_native(error)), **dict(error.result, blas=error.report))

@@ -13,8 +13,10 @@ import argparse
 import asyncio
 import base64
 import datetime
+import hashlib
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -414,6 +416,26 @@ class Channels:
                              + "".join("    conda tos accept --override-channels --channel %s\n" % u for u in missing),
                              channel_urls=missing)
 
+    def save_repodata_cache(self, base, subdir, raw):
+        """conda's repodata cache in the first writable package cache: ``cache/<md5>.json`` and its state
+        ``<md5>.info.json``, whose ``url`` is the channel's URL with its user:password (gateways/repodata/
+        __init__.py: CondaRepoInterface.repodata saves ``{"_url": self._url}``, the ``url_w_credentials``
+        it was made with, and RepodataState stores ``_url`` as ``url``; cache_fn_url names the file)."""
+        folder = first_writable(self.ctx.config.pkgs_dirs, "urls.txt")
+        if folder is None:
+            return
+        url = "%s/%s" % (base, subdir)
+        stem = hashlib.md5((url + "/").encode("utf-8"), usedforsecurity=False).hexdigest()[:8]
+        os.makedirs(os.path.join(folder, "cache"), exist_ok=True)
+        with open(os.path.join(folder, "cache", stem + ".json"), "wb") as handle:
+            handle.write(raw)
+        with open(os.path.join(folder, "cache", stem + ".info.json"), "w") as handle:
+            json.dump({"url": url, "mod": "", "etag": "", "cache_control": "", "size": len(raw)}, handle, indent=2)
+        # core/subdir_data.py, SubdirData._pickle_me: the parsed state, "url_w_credentials" and
+        # "base_url_w_credentials" among it, pickled to <md5>.q (conda does it when it reads a fresh cache).
+        with open(os.path.join(folder, "cache", stem + ".q"), "wb") as handle:
+            pickle.dump({"url_w_credentials": url, "base_url_w_credentials": url, "fn": "repodata.json"}, handle)
+
     def _get(self, url):
         retries = int(self.ctx.config.get("remote_max_retries", 3))
         timeout = float(self.ctx.config.get("remote_read_timeout_secs", 60.0))
@@ -491,6 +513,7 @@ class Channels:
                             if rec.get("name") == "python" and str(rec.get("version", "")).startswith(("2.", "3.")):
                                 rec["depends"] = list(rec.get("depends") or []) + ["pip"]
                     raw = json.dumps(data).encode()
+                self.save_repodata_cache(base, subdir, raw)
                 path = os.path.join(self.workdir, "%d-%s.json" % (index, subdir))
                 with open(path, "wb") as handle:
                     handle.write(raw)
@@ -748,11 +771,58 @@ def link_packages(cache, prefix, records):
 
     history = os.path.join(prefix, "conda-meta", "history")
     had_history = os.path.exists(history)
+    cached = set(os.listdir(cache)) if os.path.isdir(cache) else set()
     asyncio.run(rattler.install(records, prefix, cache_dir=cache, installed_packages=installed_records(prefix),
                                 show_progress=False))
     if not had_history and os.path.exists(history):
         os.unlink(history)
+    record_urls_as_conda_does(cache, prefix, [r for r in records if dist_name(r) not in cached], records)
     compile_noarch_python(prefix)
+
+
+def record_urls_as_conda_does(cache, prefix, fetched, records):
+    """Where conda 26.7 writes a package's URL, with or without the user:password of a mirror URL. The
+    URL conda downloads with carries them (core/subdir_data.py: ``info["url"] = join_url(
+    base_url_w_credentials, fn)``), and so do the package cache's ``urls.txt`` (core/path_actions.py,
+    CacheUrlAction.execute: ``_urls_data.add_url(self.url)``) and ``<pkg>/info/repodata_record.json``
+    (ExtractPackageAction.execute: ``PackageRecord.from_objects(self.record_or_spec, ...)``); conda-meta
+    leaves them out since conda 24.11 (core/prefix_data.py, PrefixData.insert: ``url_remove_auth(
+    mask_anaconda_token(prefix_record.url))``, conda PR 13937). rattler writes no urls.txt or
+    repodata_record.json and keeps the credentials in conda-meta, so both are set right here: the cache's
+    files for the ``fetched`` records (conda writes them when it downloads and extracts), conda-meta for
+    all of ``records``."""
+    urls_txt = os.path.join(cache, "urls.txt")
+    known = open(urls_txt).read().split() if os.path.exists(urls_txt) else []
+    for record in records:
+        url = str(record.url)
+        meta_path = record_path(prefix, record)
+        if not os.path.exists(meta_path):
+            continue
+        with open(meta_path) as handle:
+            meta = json.load(handle)
+        if record in fetched and url not in known:
+            with open(urls_txt, "a") as handle:
+                handle.write(url + "\n")
+            known.append(url)
+        extracted = os.path.join(cache, dist_name(record), "info")
+        if record in fetched and os.path.isdir(extracted):
+            repodata_record = {k: v for k, v in meta.items() if k in REPODATA_RECORD_KEYS}
+            with open(os.path.join(extracted, "repodata_record.json"), "w") as handle:
+                json.dump(dict(repodata_record, url=url), handle, indent=2, sort_keys=True)
+        # conda's channel field is str(Channel), never with credentials (models/channel.py, Channel.__str__);
+        # rattler writes "user:********@".
+        clean = dict(meta, url=_without_credentials(url), channel=_without_credentials(meta.get("channel") or ""))
+        if clean != meta:
+            meta = clean
+            with open(meta_path + ".tmp", "w") as handle:
+                json.dump(meta, handle, indent=2, sort_keys=True)
+            os.replace(meta_path + ".tmp", meta_path)
+
+
+# The fields of conda's PackageRecord (models/records.py) that a repodata_record.json holds.
+REPODATA_RECORD_KEYS = ("arch", "build", "build_number", "channel", "constrains", "depends", "features", "fn",
+                        "license", "license_family", "md5", "name", "noarch", "platform", "sha256", "size", "subdir",
+                        "timestamp", "track_features", "url", "version")
 
 
 def compile_noarch_python(prefix):
@@ -1250,7 +1320,8 @@ def cmd_list(ctx, args, out):
         out.text("# This file may be used to create an environment using:\n# $ conda create --name <env> --file <this file>")
         out.text("# platform: linux-64\n# created-by: conda %s\n@EXPLICIT" % CONDA_VERSION)
         for r in topological(records):
-            # conda 24.7 and later leave a URL's user:password out unless --auth (conda PR 13936); conda-meta keeps it.
+            # conda 24.7 and later leave a URL's user:password out unless --auth (conda PR 13936); conda-meta
+            # has none since 24.11 (PR 13937) and an older record may.
             url = r.url if args.auth else _without_credentials(r.url)
             out.text(url + ("#%s" % r.md5.hex() if args.md5 and r.md5 else ""))
         return 0
