@@ -2,6 +2,8 @@
 the pause file exists is held before its body is read, and the uploading process is named in
 <file>.reached, so a kill point can SIGKILL that client mid-publish; nothing is written then."""
 
+import base64
+import http.client
 import json
 import os
 import signal
@@ -54,6 +56,27 @@ def test_upload_held_at_the_pause_names_its_client_and_writes_nothing_when_kille
         assert again.stdout.strip() == "201"
         assert (root / "apex" / "key" / "apex-0.1-py3-none-any.whl").read_bytes() == b"x" * 1000
         assert not [path.name for path in (root / "apex" / "key").iterdir() if path.name.startswith(".upload-")]
+    finally:
+        server.kill()
+        server.wait(timeout=60)
+
+
+def test_a_refused_upload_gets_its_401_not_a_reset(tmp_path):
+    """A wrong password on a large upload is answered 401 after the body is read (as nginx's
+    lingering close does): answered before it, the client still sending got EPIPE, and
+    apex_build's 'wrong credentials' case saw 'answered nothing' on a loaded machine."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, SERVER, "--root", str(tmp_path), "--port", str(port), "--user", "u:p"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == "http://127.0.0.1:%d" % port
+        for _attempt in range(3):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            connection.request("PUT", "/apex/key/apex-0.1-py3-none-any.whl", body=b"x" * (64 << 20),
+                               headers={"Authorization": "Basic " + base64.b64encode(b"u:wrong").decode()})
+            assert connection.getresponse().status == 401
+            connection.close()
+        assert not list(tmp_path.iterdir())
     finally:
         server.kill()
         server.wait(timeout=60)

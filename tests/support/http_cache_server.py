@@ -90,8 +90,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         expected = "Basic " + base64.b64encode(self.credentials.encode()).decode()
         return self.headers.get("Authorization") == expected
 
+    def _discard_body(self):
+        """Read the request's body and drop it, as nginx's lingering close does before an early
+        answer: a client still sending would otherwise get a reset (EPIPE) instead of the answer."""
+        remaining = int(self.headers.get("Content-Length", "0"))
+        while remaining:
+            chunk = self.rfile.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            remaining -= len(chunk)
+
     def do_PUT(self):  # noqa: N802
         if not self._authorized():
+            self._discard_body()
             self.send_response(401)
             self.send_header("WWW-Authenticate", 'Basic realm="wheel cache"')
             self.send_header("Content-Length", "0")
