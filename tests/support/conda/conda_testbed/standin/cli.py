@@ -53,6 +53,8 @@ def installed_plugins():
 
 def solvers():
     return BUILTIN_SOLVERS + (("libmamba",) if "conda_libmamba_solver" in installed_plugins() else ())
+
+
 # Test hook, not a conda setting: pause a transaction halfway so a test can kill it (pause_midway).
 PAUSE_FILE_VARIABLE = "CONDA_TESTBED_PAUSE_FILE"
 # conda renames what it unlinks to this suffix and deletes the backups at the end of the transaction
@@ -846,7 +848,7 @@ def compile_noarch_python(prefix):
             continue
         version = re.match(r"^lib/python(\d+)\.(\d+)/", py_files[0]).groups()
         pyc = ["%s/__pycache__/%s.cpython-%s%s.pyc" % (os.path.dirname(f), os.path.splitext(os.path.basename(f))[0],
-                                                         version[0], version[1]) for f in py_files]
+                                                       version[0], version[1]) for f in py_files]
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
             listing.write("".join(os.path.join(prefix, f) + "\n" for f in py_files))
         try:
