@@ -23,7 +23,8 @@ import sys
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-NODE = "aistack-site-1"
+# AISTACK_NODE_SUFFIX ends the node's name (molecule/site/molecule.yml), so a second copy can run beside one.
+NODE = "aistack-site" + os.environ.get("AISTACK_NODE_SUFFIX", "-1")
 RESULTS = os.path.join(REPO, ".cache", "site-results")
 STEP_LINE = re.compile(r"\[site > (\w+)\] (Executing|Executed: (\w+))\s*$")
 RECAP_LINE = re.compile(r"^\s*%s\s*: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)" % re.escape(NODE))

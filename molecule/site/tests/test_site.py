@@ -25,7 +25,7 @@ import subprocess
 import yaml
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-NODE = "aistack-site-1"
+NODE = "aistack-site" + os.environ.get("AISTACK_NODE_SUFFIX", "-1")  # molecule.yml's node
 EPHEMERAL = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "")
 INVENTORY = os.path.join(EPHEMERAL, "inventory")
 # The tooling this verifier runs under (the .venv, or a `make matrix` line's venv).
