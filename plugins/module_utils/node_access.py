@@ -11,16 +11,32 @@ tests feed collectors recorded outputs and fake trees instead of a real node.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import os
+
+
+def read_file(path, mode="r"):
+    """Text of the file ``path`` (bytes with mode "rb"); None when it is missing or unreadable."""
+    try:
+        with open(path, mode) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def read_json_file(path):
+    """The JSON value in the file ``path``; None when it is missing, unreadable or not JSON (a write
+    that a kill cut short proves nothing)."""
+    text = read_file(path)
+    try:
+        return json.loads(text) if text is not None else None
+    except ValueError:
+        return None
 
 
 def read_root_file(root, path):
     """Text of ``path`` under ``root`` (a test's fake sysfs/procfs, or "/"), or None when unreadable."""
-    try:
-        with open(os.path.join(root, path.lstrip("/"))) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
+    return read_file(os.path.join(root, path.lstrip("/")))
 
 
 def module_runner(module, search_dirs=("/usr/bin", "/usr/local/nvidia/bin", "/usr/local/cuda/bin")):

@@ -407,6 +407,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
 from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
 
@@ -431,13 +432,6 @@ class Conda(object):
 
     def json(self, *args):
         return ce.parse_json(self.run(*(args + ('--json',))), ' '.join(('conda',) + args))
-
-
-def read_text(path):
-    if not os.path.isfile(path):
-        return None
-    with open(path) as handle:
-        return handle.read()
 
 
 def write_text(module, path, text):
@@ -506,7 +500,7 @@ def write_locks(module, conda, prefix, paths, spec_file, packages):
 
 
 def read_marker(paths):
-    text = read_text(paths['marker'])
+    text = read_file(paths['marker'])
     return ce.parse_marker(text) if text is not None else None
 
 
@@ -588,7 +582,7 @@ def python_leftovers(prefix, records, packages):
 
 def env_variables(prefix):
     """The env's variables as conda keeps them (conda-meta/state), unset ones included."""
-    text = read_text(os.path.join(prefix, 'conda-meta', 'state'))
+    text = read_file(os.path.join(prefix, 'conda-meta', 'state'))
     try:
         state = json.loads(text) if text else {}
     except ValueError:
@@ -597,7 +591,7 @@ def env_variables(prefix):
 
 
 def lock_result(paths):
-    explicit = read_text(paths['explicit'])
+    explicit = read_file(paths['explicit'])
     return dict(paths, sha256=ce.sha256_text(explicit) if explicit is not None else None)
 
 
@@ -651,7 +645,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     kind = prefix_kind(prefix)
     exists = kind == 'env'
     prefix_existed = kind != 'missing'
-    stored_spec = read_text(paths['spec'])
+    stored_spec = read_file(paths['spec'])
     records = read_records(prefix) if exists else []
     repair = damaged_packages(prefix, records) if exists else None
     # conda-meta deleted by hand under an env this module made: the folder is deleted, never created over.
@@ -665,8 +659,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     other_drift, stale_variables, leftovers = [], [], []
     if exists:
         variable_reasons, stale_variables = ce.variable_drift(environment, env_variables(prefix), stored_spec)
-        other_drift = ce.drift(environment, before, stored_spec, rendered, read_text(paths['explicit']),
-                               conda.run('list', '--explicit', '--md5', '-p', prefix), read_text(paths['pip']), kept) \
+        other_drift = ce.drift(environment, before, stored_spec, rendered, read_file(paths['explicit']),
+                               conda.run('list', '--explicit', '--md5', '-p', prefix), read_file(paths['pip']), kept) \
             + variable_reasons
         leftovers, contents = python_leftovers(prefix, records, before)
         reasons += (repair['reasons'] if repair else []) + other_drift \
@@ -721,7 +715,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     if both:
         raise ce.CondaEnvError('spec of env %s: %s. Nothing was changed' % (name, both))
     if module.check_mode:
-        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept)),
+        after = sorted(planned['link'] + ce.predicted_pip(before, environment, ce.stray_pip(stored_spec, read_file(paths['pip']), environment, before, kept)),
                        key=lambda r: r['name'])
         result.update(changed=True, package_changes=ce.package_changes(before, after), diff=diff_of(before, after))
         return result
@@ -758,7 +752,7 @@ def ensure_present(module, conda, name, prefix, lock_dir):
             raise ce.CondaEnvError('%s. env %s is left unfinished (%s): the next run reports it and applies the spec again'
                                    % (error, name, paths['marker']), exception_name=error.exception_name)
         result['commands'].append(' '.join(('conda',) + command + (() if quiet else ('--json',))))
-    stray = ce.stray_pip(stored_spec, read_text(paths['pip']), environment, before, kept) if action == 'update' else []
+    stray = ce.stray_pip(stored_spec, read_file(paths['pip']), environment, before, kept) if action == 'update' else []
     if stray:
         uninstall_pip(module, name, prefix, stray, result['commands'])
     after = installed(conda, prefix)

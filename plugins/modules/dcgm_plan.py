@@ -151,19 +151,11 @@ versions:
   type: dict
 """
 
-import json
 import re
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_json_file
 from ansible_collections.aistack.gpu_node.plugins.module_utils import dcgm
-
-
-def read_record(path):
-    try:
-        with open(path) as handle:
-            return json.load(handle)
-    except (IOError, OSError, ValueError):
-        return None
 
 
 def read_packages(module, pkg_mgr):
@@ -200,7 +192,7 @@ def plan(module):
     installed = dcgm.installed_dcgm(packages)
     version = None if params['version'] in (None, '') else str(params['version'])
     family = {'debian': 'debian', 'redhat': 'redhat'}.get(str(params['os_family']).lower(), str(params['os_family']))
-    decision = dcgm.decide(gpu.get('state'), cuda, installed, read_record(params['record_path']), family,
+    decision = dcgm.decide(gpu.get('state'), cuda, installed, read_json_file(params['record_path']), family,
                            params['install'], version, params['install_without_gpu'])
     manager = 'apt' if params['pkg_mgr'] == 'apt' else 'dnf'
     decision['specs'] = dcgm.package_specs(decision['packages'], version, manager) if decision['mode'] == 'install' else []

@@ -184,6 +184,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
 from ansible_collections.aistack.gpu_node.plugins.module_utils.kernelspec import (
     KERNEL_FILE,
     KernelspecError,
@@ -198,13 +199,6 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.kernelspec import
     validate_resource_name,
 )
 from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec as kernelspec_utils
-
-
-def read_text(path):
-    if not os.path.isfile(path):
-        return None
-    with open(path) as handle:
-        return handle.read()
 
 
 def missing_directories(directory):
@@ -359,7 +353,7 @@ def main():
         directory = kernel_directory(params['name'], params['scope'], params['prefix'], params['user'],
                                      params['path'], passwd=kernelspec_utils.pwd)
         kernel_path = os.path.join(directory, KERNEL_FILE)
-        existing_text = read_text(kernel_path)
+        existing_text = read_file(kernel_path)
         if params['state'] == 'present':
             changed, kernel = ensure_present(module, directory, kernel_path, existing_text)
             diff = render_diff(existing_text, kernel, kernel_path)

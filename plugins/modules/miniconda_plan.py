@@ -161,21 +161,13 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_json_file
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
     choose_installer,
     existing_prefix_action,
     install_action,
     started_record_name,
 )
-
-
-def read_marker(path):
-    """The completion marker's mapping; None when it is missing or not JSON (an interrupted install)."""
-    try:
-        with open(path) as handle:
-            return json.load(handle)
-    except (IOError, OSError, ValueError):
-        return None
 
 
 def read_started_record(path, prefix):
@@ -263,7 +255,7 @@ def main():
             module.fail_json(msg='miniconda: cannot read miniconda_prefix %s: %s' % (prefix, error), installer=installer)
     if decision is None:
         try:
-            decision = install_action(installer, exists, read_marker(params['marker']) if exists else None,
+            decision = install_action(installer, exists, read_json_file(params['marker']) if exists else None,
                                       exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
         except ValueError as error:
             module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)

@@ -302,22 +302,15 @@ import json
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
 from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, node_preflight, nvidia_driver
 
 SETTINGS = ("mode", "source", "branch", "version", "flavour", "precompiled", "ubuntu_server", "min_version", "takeover",
             "install_without_gpu", "refuse_eol")
 
 
-def read_text(path):
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
-
-
 def read_record(module, path):
-    text = read_text(path)
+    text = read_file(path, "rb")
     if text is None:
         return None
     try:
@@ -339,7 +332,7 @@ def read_nvswitches():
     root = fabric_manager.PCI_DEVICES
     devices = []
     for slot in sorted(os.listdir(root)) if os.path.isdir(root) else []:
-        files = [(read_text(os.path.join(root, slot, name)) or b"").decode("ascii", "replace") for name in ("vendor", "device", "class")]
+        files = [(read_file(os.path.join(root, slot, name), "rb") or b"").decode("ascii", "replace") for name in ("vendor", "device", "class")]
         devices.append(fabric_manager.sysfs_device(slot, *files))
     return fabric_manager.nvswitches(devices)
 
@@ -354,7 +347,7 @@ def read_secure_boot(module):
     if os.path.exists(nvidia_driver.MOKUTIL):
         dummy, out, err = module.run_command([nvidia_driver.MOKUTIL, "--sb-state"])
         return nvidia_driver.parse_secure_boot(out + err)
-    return nvidia_driver.parse_secure_boot(None, read_text(nvidia_driver.SECURE_BOOT_EFIVAR))
+    return nvidia_driver.parse_secure_boot(None, read_file(nvidia_driver.SECURE_BOOT_EFIVAR, "rb"))
 
 
 def preflight(module, boot_id):
@@ -445,7 +438,7 @@ def main():
         required_if=[("stage", "installed", ("decision",)), ("stage", "works", ("installed",))],
         supports_check_mode=True,
     )
-    boot_id = (read_text(nvidia_driver.BOOT_ID_PATH) or b"").decode("utf-8").strip()
+    boot_id = (read_file(nvidia_driver.BOOT_ID_PATH, "rb") or b"").decode("utf-8").strip()
     if module.params["stage"] == "fabric":
         module.exit_json(changed=False, **fabric(module))
     if module.params["stage"] == "works":

@@ -507,3 +507,14 @@ def test_module_runner_resolves_programs():
     assert module.ran == [(["/bin/sh", "-c", "true"], {"LC_ALL": "C"})]
     assert runner(["nvidia-smi"])[0] == 127
     assert runner(["/nonexistent/python", "-c", ""])[0] == 127
+
+
+def test_read_json_file_proves_nothing_when_missing_cut_short_or_unreadable(tmp_path):
+    record = tmp_path / "record.json"
+    assert node_access.read_json_file(str(record)) is None
+    record.write_text('{"version": "580.159.04", "held": true}')
+    assert node_access.read_json_file(str(record)) == {"version": "580.159.04", "held": True}
+    record.write_text('{"version": "580.1')  # a write that a kill cut short
+    assert node_access.read_json_file(str(record)) is None
+    assert node_access.read_json_file(str(tmp_path)) is None  # a folder where the record belongs
+    assert node_access.read_file(str(record), "rb") == b'{"version": "580.1'
