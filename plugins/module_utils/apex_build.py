@@ -12,6 +12,7 @@ these functions turn them into answers that unit tests pin down.
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import datetime
 import hashlib
 import json
 import re
@@ -554,3 +555,112 @@ def entry_decision(key, shared_marker, node_entry, force_rebuild, controller_mar
         if entry is not None:
             return {"entry_meta": entry, "entry_source": source}
     return {"entry_meta": None, "entry_source": None}
+
+
+# ---------------------------------------------------------------------------
+# What the planner says when it stops or warns, and what it derives between the stages.
+# ---------------------------------------------------------------------------
+
+def _truncated(text, length):
+    """Jinja's truncate: the text whole when it is at most ``length`` (+5) long, else cut at a word and '...'."""
+    text = str(text or "").strip()
+    if len(text) <= length + 5:
+        return text
+    return text[:length - 3].rsplit(" ", 1)[0] + "..."
+
+
+def legacy_apis_warning(version, legacy_apis_ref_value):
+    """The deprecation warning of apex_build_legacy_apis."""
+    return ("apex_build_legacy_apis pins APEX %s for apex.amp / apex.parallel, which upstream removed in May 2025 and no "
+            "longer fixes. %sPort to torch.amp (autocast, GradScaler) and torch.nn.parallel.DistributedDataParallel."
+            % (version, "This version is a commit, so the verify step checks that it has them. "
+               if legacy_apis_ref_value is None else ""))
+
+
+def probe_refusal(python, result):
+    """Why the environment's Python did not run the probe (a registered command result)."""
+    return ("apex_build_env_prefix: %s did not run (%s); point apex_build_env_prefix at a venv or conda env that has torch."
+            % (python, _truncated(result.get("stderr") or result.get("msg") or "", 300)))
+
+
+def torch_refusal(python, compat):
+    """None when torch imports in the environment, else the refusal naming apex_build_env_prefix."""
+    torch_info = compat.get("torch") or {}
+    if torch_info.get("present"):
+        return None
+    return ("apex_build_env_prefix: torch is not importable with %s (%s). Install torch into the environment first; APEX "
+            "builds against the torch it finds there." % (python, torch_info.get("error") or "not installed"))
+
+
+def url_marker_refusal(url, result, host):
+    """None when the cache URL answered 200 or 404 (a registered uri result), else the refusal naming it."""
+    status = result.get("status", -1)
+    if status in (200, 404):
+        return None
+    return ("apex_build_cache_url: %s answered %s from %s (%s). Every node must reach the cache URL: check the address, a "
+            "proxy, apex_build_cache_url_username / apex_build_cache_url_password and apex_build_cache_url_validate_certs, "
+            "or set apex_build_cache_url to \"\" to build without it."
+            % (url, "nothing" if status == -1 else "HTTP %s" % status, host, _truncated(result.get("msg"), 200)))
+
+
+def marker_warnings(markers, key):
+    """One warning per place whose marker for ``key`` is not used (marker_states()' problems)."""
+    return ["the %s cache entry for key %s is ignored: %s. A builder with this key makes and records a new one."
+            % (place, key, state["problem"]) for place, state in sorted(markers.items()) if state["problem"]]
+
+
+def wheel_travels(cache_shared, controller_cache_dir, url_upload):
+    """Whether a wheel built on one host reaches the others: through a shared cache folder, the
+    controller's cache or an uploadable cache URL. Without one every host builds its own."""
+    return bool(cache_shared or controller_cache_dir or url_upload)
+
+
+def chain_refusal(what, where, compat, cuda_home, blockers):
+    """The refusal of a build that ``blockers`` stop, each message and then each fix."""
+    torch_info = compat.get("torch") or {}
+    nvcc = compat.get("nvcc") or {}
+    return ("apex_build cannot build %s %s (torch %s, torch.version.cuda %s, nvcc %s at %s): %s Fix: %s"
+            % (what, where, torch_info.get("version"), torch_info.get("cuda") or "none", nvcc.get("release") or "none",
+               cuda_home, " ".join(item["message"] for item in blockers), " ".join(item["fix"] for item in blockers)))
+
+
+def ninja_warning(env_prefix):
+    return ("no ninja in %s/bin nor on PATH; torch's extension builder then compiles one file at a time and ignores "
+            "MAX_JOBS. Install ninja into the environment for a parallel build." % env_prefix)
+
+
+def top_setup_py(paths, tree_root):
+    """The setup.py a build runs: the source folder's own, else the first found (archives may hold the tree in one top folder)."""
+    own = "%s/src/setup.py" % tree_root
+    return own if own in paths else sorted(paths)[0]
+
+
+def build_failure(result, host, tree_root):
+    """None when the background build (its async_status result) finished with rc 0, else the refusal with its last lines."""
+    if result.get("finished") and result.get("rc", 1) == 0:
+        return None
+    lines = ("%s\n%s" % (result.get("stderr") or "", result.get("stdout") or "")).splitlines()[-30:]
+    return ("pip wheel of APEX failed on %s (rc %s); full log %s/build.log. Last lines: %s"
+            % (host, result.get("rc", "none"), tree_root, "\n".join(lines)))
+
+
+def _seconds_between(start, end):
+    """Seconds from a command result's ``start`` to its ``end`` (``%Y-%m-%d %H:%M:%S.%f``), one decimal."""
+    stamp = "%Y-%m-%d %H:%M:%S.%f"
+    return round((datetime.datetime.strptime(end, stamp) - datetime.datetime.strptime(start, stamp)).total_seconds(), 1)
+
+
+def built_entry(key, key_inputs, wheel_path, wheel_stat, build, settings_env, host, build_result):
+    """The marker of a wheel this host built: what installers and later runs trust about it."""
+    return {
+        "key": key,
+        "inputs": key_inputs,
+        "wheel": wheel_path.rsplit("/", 1)[-1],
+        "wheel_sha256": wheel_stat["checksum"],
+        "wheel_mib": round(wheel_stat["size"] / 1048576.0, 1),
+        "required_modules": build["required_modules"],
+        "optional_modules": build["optional_modules"],
+        "build_env": settings_env,
+        "built_on": host,
+        "build_seconds": _seconds_between(build_result["start"], build_result["end"]),
+    }

@@ -1,152 +1,443 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The apex_build_plan action: what it reads from the registered results the role hands it, and the
-controller cache's marker. The decisions are tested on module_utils.apex_build."""
+"""The apex_build_plan action: the role's settings read from the task's variables, the node read
+through read-only modules (counted: one round-trip each, only where one is needed), the refusals
+it words, and the plan each stage hands on. The decisions are tested on module_utils.apex_build."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+import hashlib
 import json
 import os
+from unittest import mock
 
-from conftest import REPO_ROOT, run_action
+import pytest
+import yaml
+
+from conftest import REPO_ROOT
+from ansible.errors import AnsibleActionFail
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.play_context import PlayContext
+from ansible.template import Templar
 from ansible_collections.aistack.gpu_node.plugins.action.apex_build_plan import ActionModule
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
 
 with open(os.path.join(REPO_ROOT, "tests", "gpu", "results", "h200", "host.json")) as _handle:
     H200_COMPAT = json.load(_handle)["cuda_compat"]
-PROBE = {"python_tag": "cp312", "platform": "linux_x86_64", "cpus": 2, "memory_available_mib": 20000,
-         "build_tools": {"setuptools": "80.9.0", "ninja": None}, "installed": {"wheel_sha256": "a" * 64}}
+with open(os.path.join(REPO_ROOT, "roles", "apex_build", "defaults", "main.yml")) as _handle:
+    DEFAULTS = yaml.safe_load(_handle)
+with open(os.path.join(REPO_ROOT, "tests", "support", "apex_stub", "setup.py")) as _handle:
+    STUB_SETUP_PY = _handle.read()
+CPU_COMPAT = {"torch": {"present": True, "version": "2.13.0+cpu", "cuda": None}, "nvcc": {"present": False, "error": "no nvcc"}}
+PROBE = {"python_tag": "cp312", "platform": "linux_x86_64", "cpus": 2, "memory_available_mib": 20000, "build_path": "/usr/bin",
+         "build_tools": {"setuptools": "80.9.0", "ninja": None}, "installed": {"wheel_sha256": "a" * 64}, "proof": None}
+WHEEL = "apex-0.1-cp312-cp312-linux_x86_64.whl"
+HOST = "node1"
 
 
 def _slurped(text):
     return {"content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "encoding": "base64"}
 
 
-def _marker(key):
-    return json.dumps({"key": key, "wheel": "apex-0.1-cp312-cp312-linux_x86_64.whl", "wheel_sha256": "a" * 64,
-                       "required_modules": ["apex_C"]})
+def _marker(key, sha="a" * 64):
+    return json.dumps({"key": key, "wheel": WHEEL, "wheel_sha256": sha, "required_modules": ["apex_C"]})
 
 
-def test_gate(tmp_path):
-    result = run_action(ActionModule, dict(stage="gate", tested_commit="6424da3", gpu_state="ok"), tmp_path)
-    assert not result["changed"] and result["version"] == "6424da3" and result["gate"]["run"]
-    assert result["flags"] == ["--cpp_ext", "--cuda_ext"] and result["legacy_apis_ref"] is None
+class Node(object):
+    """The node as the action's modules see it: each module name answers from a function of its
+    arguments; every call is kept, in order (the round-trips)."""
+
+    def __init__(self, **answers):
+        self.answers = dict({
+            "ansible.legacy.command": lambda args: {"rc": 0, "stdout": json.dumps(PROBE)},
+            "aistack.gpu_node.cuda_compat": lambda args: {"report": H200_COMPAT},
+            "ansible.legacy.slurp": lambda args: {"failed": True, "msg": "file not found"},
+            "ansible.legacy.uri": lambda args: {"status": 404},
+            "ansible.legacy.stat": lambda args: {"stat": {"exists": False}},
+            "ansible.legacy.find": lambda args: {"files": []},
+        }, **dict((name.replace("__", "."), answer) for name, answer in answers.items()))
+        self.calls = []
+
+    def __call__(self, module_name=None, module_args=None, task_vars=None):
+        self.calls.append((module_name, module_args))
+        return self.answers[module_name](module_args)
+
+    @property
+    def modules(self):
+        return [name for name, _args in self.calls]
 
 
-def test_key_reads_the_probe_output(tmp_path):
-    result = run_action(ActionModule, dict(stage="key", probe_output=json.dumps(PROBE), compat=H200_COMPAT, version="6424da3",
-                                           flags=["--cpp_ext", "--cuda_ext"], cache_dir="/c", work_dir="/w"), tmp_path)
-    assert result["probe"] == PROBE and result["entry"] == "/c/" + result["key"] and result["arch_list"] == "9.0"
+def task_vars(**settings):
+    values = dict(DEFAULTS, apex_build_env_prefix="/opt/env", inventory_hostname=HOST,
+                  ansible_facts={"aistack_gpu": {"state": "ok"}},
+                  __apex_build_tested_commit="6424da3b4faa6c8f062da4a48c424fff3f02d42d",
+                  __apex_build_marker_name="aistack-apex.json", __apex_build_env_script="print('probe')",
+                  __apex_build_proof_path="/opt/env/etc/aistack/apex_build-proof.json",
+                  __apex_build_verify_options={"numerics": True, "tolerance": 0.0001, "legacy_apis": False})
+    values.update(("apex_build_" + name, value) for name, value in settings.items())
+    return values
 
 
-def test_key_refuses_a_probe_that_printed_no_json(tmp_path):
-    result = run_action(ActionModule, dict(stage="key", probe_output="Traceback", compat=H200_COMPAT), tmp_path)
-    assert result["failed"] and result["msg"].startswith("apex_build: the environment probe printed no JSON")
+def plan(args, node=None, variables=None):
+    """Run the action as a task with ``args`` on a host with ``variables``; (result, node)."""
+    node = node or Node()
+    variables = variables if variables is not None else task_vars()
+    task = mock.MagicMock(args=args, async_val=0, check_mode=False, action="aistack.gpu_node.apex_build_plan")
+    action = ActionModule(task, mock.MagicMock(), PlayContext(), DataLoader(), Templar(loader=DataLoader(), variables=variables),
+                          mock.MagicMock())
+    with mock.patch.object(ActionModule, "_execute_module", side_effect=node):
+        return action.run(task_vars=variables), node
 
 
-def test_markers_from_the_node_the_controller_and_the_url(tmp_path):
-    (tmp_path / "k1").mkdir()
-    (tmp_path / "k1" / "aistack-apex.json").write_text(_marker("k1"))
-    result = run_action(ActionModule, dict(stage="markers", key="k1", node_marker=_slurped("not json"),
-                                           controller_cache_dir=str(tmp_path),
-                                           url_marker={"status": 200, "content": _marker("k1")}), tmp_path)
-    markers = result["markers"]
-    assert markers["node"]["problem"].startswith("the marker is not JSON")
-    assert markers["controller"]["entry"]["key"] == "k1" and markers["url"]["entry"]["key"] == "k1"
+def before(node=None, **settings):
+    return plan(dict(stage="before", probe=True), node, task_vars(**settings))
 
 
-def test_missing_markers_are_no_entries(tmp_path):
-    result = run_action(ActionModule, dict(stage="markers", key="k1", node_marker={"failed": True, "msg": "file not found"},
-                                           controller_cache_dir=str(tmp_path), url_marker={"status": 404, "content": "gone"}),
-                        tmp_path)
+# ---------------------------------------------------------------------------
+# before
+# ---------------------------------------------------------------------------
+
+def test_before_without_probe_checks_the_inputs_and_the_gate_and_reads_nothing():
+    result, node = plan(dict(stage="before", probe=False))
+    assert not result["changed"] and not result.get("failed") and node.calls == []
+    assert (result["version"], result["run"], result["probed"], result["key"]) == (
+        "6424da3b4faa6c8f062da4a48c424fff3f02d42d", True, False, None)
+    assert result["flags"] == ["--cpp_ext", "--cuda_ext"]
+
+
+def test_bad_input_fails_naming_every_variable_before_the_node_is_read():
+    result, node = before(version="main", cache_dir="cache")
+    assert result["failed"] and node.calls == []
+    assert result["msg"] == ('apex_build: bad input on node1: apex_build_cache_dir must be an absolute path (got "cache"). '
+                             'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "main").')
+
+
+def test_a_gpu_less_node_that_is_no_build_host_is_left_alone_unread():
+    variables = task_vars()
+    variables["ansible_facts"] = {"aistack_gpu": {"state": "no_gpu"}}
+    result, node = plan(dict(stage="before", probe=True), None, variables)
+    assert (result["run"], result["probed"]) == (False, False) and node.calls == []
+    assert result["reason"].startswith("no NVIDIA GPU on this node")
+
+
+def test_legacy_apis_warn_and_name_the_tag():
+    result, _node = plan(dict(stage="before", probe=False), None, task_vars(legacy_apis=True))
+    assert result["version"] == "25.05"
+    assert result["warnings"] == ["apex_build_legacy_apis pins APEX 25.05 for apex.amp / apex.parallel, which upstream removed "
+                                  "in May 2025 and no longer fixes. Port to torch.amp (autocast, GradScaler) and "
+                                  "torch.nn.parallel.DistributedDataParallel."]
+
+
+def test_the_probing_pass_continues_the_gate_pass_without_deciding_or_warning_again():
+    variables = task_vars(legacy_apis=True)
+    gate, _node = plan(dict(stage="before", probe=False), None, variables)
+    assert len(gate["warnings"]) == 1
+    result, node = plan(dict(stage="before", probe=True, plan=gate), None, variables)
+    assert "warnings" not in result and result["version"] == "25.05" and result["probed"]
+    assert result["key_inputs"]["apex_source"] == "25.05" and len(node.calls) == 3
+
+
+def test_a_first_run_reads_the_environment_the_chain_and_the_markers():
+    result, node = before(cache_url="http://cache.example/apex")
+    # probe, cuda_compat, the node's marker, the URL's marker: what the role's four tasks read.
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat", "ansible.legacy.slurp", "ansible.legacy.uri"]
+    command = node.calls[0][1]
+    assert command["argv"][:4] == ["/opt/env/bin/python", "-c", "print('probe')", "probe"]
+    assert command["argv"][4:] == ["/opt/env/etc/aistack/apex_build-proof.json", "/opt/env/bin/python",
+                                   "/var/cache/aistack/apex-wheels", "aistack-apex.json"]
+    assert node.calls[1][1] == {"python": "/opt/env/bin/python", "cuda_home": "/usr/local/cuda", "apex": True, "fail_on": "never",
+                                "gpu_facts": {"state": "ok"}}
+    assert node.calls[3][1]["url"] == "http://cache.example/apex/%s/aistack-apex.json" % result["key"]
+    assert "url_password" not in node.calls[3][1] and node.calls[3][1]["force_basic_auth"] is False
+    assert result["probed"] and result["entry"] == "/var/cache/aistack/apex-wheels/" + result["key"]
+    assert result["arch_list"] == "9.0" and len(result["proof_key"]) == 24
     assert all(state == {"entry": None, "problem": None} for state in result["markers"].values())
 
 
-def test_action_of_a_builder_with_its_verified_entry_installed(tmp_path):
-    markers = {"node": {"entry": json.loads(_marker("k1")), "problem": None}, "controller": {"entry": None, "problem": None},
-               "url": {"entry": None, "problem": None}}
-    result = run_action(ActionModule, dict(stage="action", markers=markers, node_wheel={"stat": {"checksum": "a" * 64}},
-                                           probe=PROBE, is_builder=True, controller_cache_dir="/ctl", compat=H200_COMPAT),
-                        tmp_path)
-    assert (result["action"], result["entry_source"], result["share_pending"]) == ("none", "node", True)
-    assert result["blockers"] == [] and result["overrides_problem"] is None
+def test_a_no_op_run_reads_the_node_twice_and_the_url_once():
+    """The probe read the entry whose marker names the installed wheel: no slurp, no stat (the
+    round-trips of a run that changes nothing are the probe's and cuda_compat's, and the URL's)."""
+    first, _node = before(cache_url="http://cache.example/apex")
+    probe = dict(PROBE, cache_entries={first["key"]: {"marker": _marker(first["key"]), "wheel_sha256": "a" * 64}},
+                 proof={"cuda_report": H200_COMPAT})
+    node = Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)})
+    result, node = before(node, cache_url="http://cache.example/apex")
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat", "ansible.legacy.uri"]
+    # The recorded proof's report stands for cuda_compat's torch import.
+    assert node.calls[1][1]["reading"] == H200_COMPAT
+    assert result["markers"]["node"]["entry"]["key"] == first["key"] and result["node_wheel_sha256"] == "a" * 64
+    result, node = before(Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)}))
+    assert len(node.calls) == 2
 
 
-def test_action_of_a_builder_that_cannot_fit_its_overrides(tmp_path):
-    empty = {"entry": None, "problem": None}
-    result = run_action(ActionModule, dict(stage="action", markers={"node": empty, "controller": empty, "url": empty},
-                                           node_wheel={"skipped": True}, probe=PROBE, is_builder=True, compat=H200_COMPAT,
-                                           arch_list="9.0", overrides={"max_jobs": 100000}), tmp_path)
-    assert result["action"] == "build" and result["overrides_problem"].startswith("MAX_JOBS 100000")
+def test_a_node_entry_the_probe_did_not_read_is_read_and_its_wheel_hashed():
+    first, _node = before()
+    node = Node(ansible__legacy__slurp=lambda args: _slurped(_marker(first["key"])),
+                ansible__legacy__stat=lambda args: {"stat": {"exists": True, "checksum": "b" * 64}})
+    result, node = before(node)
+    assert node.modules[2:] == ["ansible.legacy.slurp", "ansible.legacy.stat"]
+    assert node.calls[3][1]["path"] == "%s/%s" % (first["entry"], WHEEL)
+    assert result["node_wheel_sha256"] == "b" * 64
 
 
-def test_source_of_the_stand_in_tree(tmp_path):
-    with open(os.path.join(REPO_ROOT, "tests", "support", "apex_stub", "setup.py")) as handle:
-        setup_py = _slurped(handle.read())
-    result = run_action(ActionModule, dict(stage="source", setup_py=setup_py, cuda_ext=False, contrib_extensions=["demo_contrib"],
-                                           probe=PROBE, compat={"torch": {"present": True, "cuda": None}},
-                                           overrides={"max_jobs": 0}), tmp_path)
-    assert result["settings"]["env"] == {"APEX_CPP_EXT": "1", "APEX_DEMO_CONTRIB": "1", "MAX_JOBS": "2", "APEX_PARALLEL_BUILD": "1"}
-    assert result["blockers"] == []
-    refused = run_action(ActionModule, dict(stage="source", setup_py=setup_py, contrib_extensions=["xentropy"], probe=PROBE,
-                                            compat={"torch": {"present": True, "cuda": None}}), tmp_path)
-    assert refused["failed"] and refused["msg"].startswith("apex_build_plan: apex_build_contrib_extensions: this APEX source has no")
+def test_an_unusable_marker_is_a_warning():
+    node = Node(ansible__legacy__slurp=lambda args: _slurped("not json"))
+    result, _node = before(node)
+    assert result["markers"]["node"]["problem"].startswith("the marker is not JSON")
+    assert result["warnings"][0].startswith("the node cache entry for key %s is ignored: the marker is not JSON" % result["key"])
 
 
-def test_entry_prefers_the_shared_marker_then_the_controller_then_the_url(tmp_path):
-    (tmp_path / "k1").mkdir()
-    (tmp_path / "k1" / "aistack-apex.json").write_text(_marker("k1"))
-    url = {"status": 200, "content": _marker("k1")}
-    shared = run_action(ActionModule, dict(stage="entry", key="k1", shared_marker=_slurped(_marker("k1")), url_marker=url),
-                        tmp_path)
-    assert shared["entry_source"] == "node" and shared["entry_meta"]["key"] == "k1"
-    skipped = dict(stage="entry", key="k1", shared_marker={"skipped": True}, node_entry=None, url_marker=url)
-    assert run_action(ActionModule, dict(skipped, controller_cache_dir=str(tmp_path)), tmp_path)["entry_source"] == "controller"
-    assert run_action(ActionModule, skipped, tmp_path)["entry_source"] == "url"
-    none = run_action(ActionModule, dict(stage="entry", key="k1"), tmp_path)
-    assert (none["entry_meta"], none["entry_source"]) == (None, None)
+def test_an_environment_whose_python_does_not_run_is_refused_by_name():
+    node = Node(ansible__legacy__command=lambda args: {"rc": 2, "failed": True, "msg": "[Errno 2] No such file or directory"})
+    result, node = before(node)
+    assert result["failed"] and node.modules == ["ansible.legacy.command"]
+    assert result["msg"] == ("apex_build_env_prefix: /opt/env/bin/python did not run ([Errno 2] No such file or directory); "
+                             "point apex_build_env_prefix at a venv or conda env that has torch.")
 
 
-def test_gate_names_bad_inputs(tmp_path):
-    result = run_action(ActionModule, dict(stage="gate", version="main", gpu_state="ok",
-                                           inputs=dict(source_type="git", cache_dir="cache")), tmp_path)
-    assert not result.get("failed") and result["problems"] == [
-        'apex_build_cache_dir must be an absolute path (got "cache").',
-        'apex_build_version must be a commit id or a tag like 25.05, never a branch (got "main").']
+def test_a_probe_that_printed_no_json_is_named():
+    result, _node = before(Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": "Traceback"}))
+    assert result["failed"] and result["msg"].startswith("apex_build: the environment probe printed no JSON")
 
 
-def test_the_probes_reading_of_the_node_entry_stands_for_the_marker_and_wheel_reads(tmp_path):
-    """A probe that read the key's entry (its marker names the installed wheel) makes the slurp and the
-    stat unneeded: skipped, they are not taken as a missing entry."""
-    probe = dict(PROBE, cache_entries={"k1": {"marker": _marker("k1"), "wheel_sha256": "a" * 64}})
-    markers = run_action(ActionModule, dict(stage="markers", key="k1", node_marker={"skipped": True}, probe=probe),
-                         tmp_path)["markers"]
-    assert markers["node"]["entry"]["key"] == "k1"
-    result = run_action(ActionModule, dict(stage="action", key="k1", markers=markers, node_wheel={"skipped": True},
-                                           probe=probe, compat=H200_COMPAT), tmp_path)
-    assert (result["action"], result["entry_source"]) == ("none", "node")
-    # The wheel as the probe hashed it now, not as the marker says, decides: a changed wheel is no entry.
-    changed = dict(PROBE, cache_entries={"k1": {"marker": _marker("k1"), "wheel_sha256": "b" * 64}})
-    result = run_action(ActionModule, dict(stage="action", key="k1", markers=markers, node_wheel={"skipped": True},
-                                           probe=changed, compat=H200_COMPAT), tmp_path)
-    assert (result["action"], result["entry_source"]) == ("install", None)
-    # Another key's entry is not this key's.
-    result = run_action(ActionModule, dict(stage="markers", key="k2", node_marker={"skipped": True}, probe=probe), tmp_path)
-    assert result["markers"]["node"] == {"entry": None, "problem": None}
+def test_an_environment_without_torch_is_refused_by_name():
+    node = Node(aistack__gpu_node__cuda_compat=lambda args: {"report": {"torch": {"present": False, "error": "No module named 'torch'"}}})
+    result, _node = before(node)
+    assert result["failed"] and result["msg"].startswith(
+        "apex_build_env_prefix: torch is not importable with /opt/env/bin/python (No module named 'torch').")
 
 
-def test_key_hashes_the_controller_archive_here(tmp_path):
-    import hashlib
+def test_an_unreachable_cache_url_is_refused_naming_it_and_the_credentials_go_to_the_node_only():
+    key = _probed()["key"]
+    node = Node(ansible__legacy__uri=lambda args: {"status": -1, "msg": "Connection refused"})
+    result, node = before(node, cache_url="http://127.0.0.1:9/apex", cache_url_username="builder",
+                          cache_url_password="test-only-secret")
+    assert result["failed"] and result["msg"].startswith(
+        "apex_build_cache_url: http://127.0.0.1:9/apex/%s/aistack-apex.json answered nothing from node1 (Connection refused). "
+        "Every node must reach" % key)
+    assert node.calls[-1][1]["url_password"] == "test-only-secret" and node.calls[-1][1]["force_basic_auth"] is True
+    assert "test-only-secret" not in json.dumps(result)
+
+
+def test_a_source_archive_is_hashed_where_it_is(tmp_path):
     archive = tmp_path / "apex.tar.gz"
     archive.write_bytes(b"an archive")
-    args = dict(stage="key", probe_output=json.dumps(PROBE), compat=H200_COMPAT, version="6424da3", source_type="archive",
-                archive=str(archive), flags=["--cpp_ext"], cache_dir="/c", work_dir="/w")
-    result = run_action(ActionModule, args, tmp_path)
-    assert result["key_inputs"]["apex_source"] == "6424da3 archive sha256:" + hashlib.sha256(b"an archive").hexdigest()
-    archive.write_bytes(b"another archive")
-    assert run_action(ActionModule, args, tmp_path)["key"] != result["key"]
+    result, node = before(source_type="archive", archive=str(archive), version="0.1")
+    assert result["key_inputs"]["apex_source"] == "0.1 archive sha256:" + hashlib.sha256(b"an archive").hexdigest()
+    assert "ansible.legacy.stat" not in node.modules
     archive.unlink()
-    missing = run_action(ActionModule, args, tmp_path)
-    assert missing["failed"] and missing["msg"].startswith("apex_build_archive: %s cannot be read on the controller" % archive)
+    result, _node = before(source_type="archive", archive=str(archive), version="0.1")
+    assert result["failed"] and result["msg"].startswith("apex_build_archive: %s cannot be read on the controller" % archive)
+    result, node = before(source_type="archive", archive="/srv/apex.tar.gz", archive_on_node=True, version="0.1")
+    assert result["failed"] and result["msg"] == "apex_build_archive: /srv/apex.tar.gz does not exist on the node."
+    on_node = Node(ansible__legacy__stat=lambda args: {"stat": {"exists": True, "checksum": "c" * 64}})
+    result, node = before(on_node, source_type="archive", archive="/srv/apex.tar.gz", archive_on_node=True, version="0.1")
+    assert result["key_inputs"]["apex_source"] == "0.1 archive sha256:" + "c" * 64
+    assert node.calls[2] == ("ansible.legacy.stat", {"path": "/srv/apex.tar.gz", "checksum_algorithm": "sha256"})
+
+
+# ---------------------------------------------------------------------------
+# decide
+# ---------------------------------------------------------------------------
+
+def _probed(node=None, **settings):
+    result, _node = before(node, **settings)
+    return result
+
+
+def test_decide_needs_the_plan_and_the_builder():
+    with pytest.raises(AnsibleActionFail, match="stage is decide but all of the following are missing: builder"):
+        plan(dict(stage="decide", plan={"key": "k"}))
+
+
+def test_the_elected_builder_builds_only_where_its_wheel_travels():
+    probed = _probed(arch_list="9.0")
+    result, node = plan(dict(stage="decide", plan=probed, builder="node2"), None,
+                        task_vars(arch_list="9.0", controller_cache_dir="/ctl"))
+    assert (result["builder"], result["action"]) == ("node2", "install") and node.calls == []
+    assert result["key"] == probed["key"] and result["markers"] == probed["markers"]
+    # Without a cache a wheel can travel through, every host builds its own.
+    result, _node = plan(dict(stage="decide", plan=probed, builder="node2"), None, task_vars(arch_list="9.0"))
+    assert (result["builder"], result["action"]) == ("node1", "build")
+    assert result["warnings"] == ["no ninja in /opt/env/bin nor on PATH; torch's extension builder then compiles one file at a "
+                                  "time and ignores MAX_JOBS. Install ninja into the environment for a parallel build."]
+
+
+def test_a_build_the_chain_stops_is_refused_with_each_fix():
+    node = Node(aistack__gpu_node__cuda_compat=lambda args: {"report": CPU_COMPAT})
+    probed = _probed(node, arch_list="9.0")
+    result, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(arch_list="9.0"))
+    assert result["failed"] and result["msg"].startswith(
+        "apex_build cannot build APEX 6424da3b4faa6c8f062da4a48c424fff3f02d42d in /opt/env on node1 (torch 2.13.0+cpu, "
+        "torch.version.cuda none, nvcc none at /usr/local/cuda): CUDA extensions were requested but torch 2.13.0+cpu is a "
+        "CPU-only build.")
+    assert " Fix: Install a CUDA build of torch" in result["msg"]
+
+
+def test_parallelism_set_by_hand_that_cannot_fit_is_refused_before_the_source_is_read():
+    probed = _probed(cuda_ext=False, max_jobs=1024)
+    result, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(cuda_ext=False, max_jobs=1024))
+    assert result["failed"] and result["msg"].startswith("apex_build on node1: MAX_JOBS 1024 x APEX_PARALLEL_BUILD 1 x nvcc threads 1")
+
+
+def test_a_recorded_proof_stands_unless_verify_always():
+    first = _probed()
+    proof = {"proof_key": first["proof_key"], "verify": {"problems": []}, "cuda_report": H200_COMPAT}
+    probe = dict(PROBE, proof=proof, cache_entries={first["key"]: {"marker": _marker(first["key"]), "wheel_sha256": "a" * 64}})
+    with mock.patch("ansible_collections.aistack.gpu_node.plugins.module_utils.env_proof.proof_holds", return_value=True):
+        probed = _probed(Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)}))
+        result, _node = plan(dict(stage="decide", plan=probed, builder=HOST))
+        assert (result["action"], result["entry_source"], result["proven"]) == ("none", "node", True)
+        assert result["entry_meta"]["key"] == first["key"]
+        result, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(verify_always=True))
+        assert result["proven"] is False
+
+
+# ---------------------------------------------------------------------------
+# source
+# ---------------------------------------------------------------------------
+
+def _decided(**settings):
+    probed = _probed(**settings)
+    result, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(**settings))
+    return result
+
+
+STAND_IN = dict(cuda_ext=False, contrib_extensions=["demo_contrib"], source_type="archive", archive="/srv/apex.tar.gz",
+                archive_on_node=True, version="0.1")
+
+
+def _stand_in_node(**answers):
+    return Node(aistack__gpu_node__cuda_compat=lambda args: {"report": CPU_COMPAT},
+                ansible__legacy__stat=lambda args: {"stat": {"exists": True, "checksum": "c" * 64, "size": 3 * 1048576}}, **answers)
+
+
+def test_source_reads_the_top_setup_py_and_sizes_the_build():
+    probed = _probed(_stand_in_node(), **STAND_IN)
+    decided, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(**STAND_IN))
+    assert decided["action"] == "build"
+    tree = decided["tree_root"]
+    node = Node(ansible__legacy__find=lambda args: {"files": [{"path": tree + "/src/apex/setup.py"}, {"path": tree + "/src/setup.py"}]},
+                ansible__legacy__slurp=lambda args: _slurped(STUB_SETUP_PY))
+    result, node = plan(dict(stage="source", plan=decided), node, task_vars(**STAND_IN))
+    assert node.calls[0][1] == {"paths": tree + "/src", "patterns": "setup.py", "recurse": True, "depth": 2}
+    assert node.calls[1][1] == {"src": tree + "/src/setup.py"} and result["setup_py"] == tree + "/src/setup.py"
+    assert result["build_settings"]["env"] == {"APEX_CPP_EXT": "1", "APEX_DEMO_CONTRIB": "1", "MAX_JOBS": "2",
+                                               "APEX_PARALLEL_BUILD": "1"}
+    assert result["build_plan"]["required_modules"] and result["action"] == "build"
+
+
+def test_source_refusals():
+    decided = _decided(cuda_ext=False)
+    result, _node = plan(dict(stage="source", plan=decided), None, task_vars(cuda_ext=False))
+    assert result["failed"] and result["msg"] == (
+        "apex_build: no setup.py in the top two levels of the APEX source (git https://github.com/NVIDIA/apex.git).")
+    node = Node(ansible__legacy__find=lambda args: {"files": [{"path": "/w/src/setup.py"}]},
+                ansible__legacy__slurp=lambda args: _slurped(STUB_SETUP_PY))
+    result, _node = plan(dict(stage="source", plan=decided), node, task_vars(cuda_ext=False, contrib_extensions=["xentropy"]))
+    assert result["failed"] and result["msg"].startswith("apex_build_plan: apex_build_contrib_extensions: this APEX source has no")
+
+
+# ---------------------------------------------------------------------------
+# entry
+# ---------------------------------------------------------------------------
+
+def test_entry_of_the_wheel_this_host_built():
+    probed = _probed(_stand_in_node(), **STAND_IN)
+    decided, _node = plan(dict(stage="decide", plan=probed, builder=HOST), None, task_vars(**STAND_IN))
+    node = Node(ansible__legacy__find=lambda args: {"files": [{"path": "/w/src/setup.py"}]},
+                ansible__legacy__slurp=lambda args: _slurped(STUB_SETUP_PY))
+    sourced, _node = plan(dict(stage="source", plan=decided), node, task_vars(**STAND_IN))
+    build = {"finished": 1, "rc": 0, "start": "2026-12-06 10:00:00.000000", "end": "2026-12-06 10:01:30.250000"}
+    dist = sourced["tree_root"] + "/dist"
+    node = _stand_in_node(ansible__legacy__find=lambda args: {"files": [{"path": dist + "/" + WHEEL}]})
+    result, node = plan(dict(stage="entry", plan=sourced, build=build), node, task_vars(**STAND_IN))
+    assert node.modules == ["ansible.legacy.find", "ansible.legacy.stat"]
+    assert (result["entry_source"], result["wheel_path"]) == ("build", dist + "/" + WHEEL)
+    meta = result["entry_meta"]
+    assert (meta["key"], meta["wheel"], meta["wheel_sha256"], meta["wheel_mib"], meta["built_on"], meta["build_seconds"]) == (
+        sourced["key"], WHEEL, "c" * 64, 3.0, HOST, 90.2)
+    assert meta["build_env"] == sourced["build_settings"]["env"] and meta["inputs"] == sourced["key_inputs"]
+    two = _stand_in_node(ansible__legacy__find=lambda args: {"files": [{"path": dist + "/a.whl"}, {"path": dist + "/b.whl"}]})
+    result, _node = plan(dict(stage="entry", plan=sourced, build=build), two, task_vars(**STAND_IN))
+    assert result["failed"] and result["msg"] == "apex_build: expected one apex-*.whl in %s, found ['%s/a.whl', '%s/b.whl']." % (
+        dist, dist, dist)
+    failed = dict(build, rc=1, stderr="error: command 'g++' failed")
+    result, node = plan(dict(stage="entry", plan=sourced, build=failed), None, task_vars(**STAND_IN))
+    assert result["failed"] and node.calls == []
+    assert result["msg"] == ("pip wheel of APEX failed on node1 (rc 1); full log %s/build.log. Last lines: error: command 'g++' failed"
+                             % sourced["tree_root"])
+
+
+def test_entry_of_an_installer_rereads_what_the_builder_may_have_filled(tmp_path):
+    decided = _decided(cache_shared=True, cache_url="http://cache.example/apex", cache_url_upload=True)
+    assert decided["action"] == "build"
+    key = decided["key"]
+    settings = dict(cache_shared=True, cache_url="http://cache.example/apex", cache_url_upload=True)
+    node = Node(ansible__legacy__slurp=lambda args: _slurped(_marker(key)))
+    result, node = plan(dict(stage="entry", plan=decided), node, task_vars(**settings))
+    assert node.modules == ["ansible.legacy.slurp", "ansible.legacy.uri"]
+    assert (result["entry_source"], result["entry_meta"]["key"]) == ("node", key)
+    # The URL's entry, re-read; then the controller's, which comes before the URL's.
+    node = Node(ansible__legacy__uri=lambda args: {"status": 200, "content": _marker(key)})
+    result, node = plan(dict(stage="entry", plan=decided), node, task_vars(**settings))
+    assert result["entry_source"] == "url"
+    (tmp_path / key).mkdir()
+    (tmp_path / key / "aistack-apex.json").write_text(_marker(key))
+    result, _node = plan(dict(stage="entry", plan=decided), None, task_vars(controller_cache_dir=str(tmp_path)))
+    assert result["entry_source"] == "controller"
+    result, node = plan(dict(stage="entry", plan=decided), None, task_vars())
+    assert result["failed"] and node.calls == []
+    assert result["msg"] == ("No verified APEX wheel for cache key %s on node1, on a shared apex_build_cache_dir, in "
+                             "apex_build_controller_cache_dir or at apex_build_cache_url; its builder node1 did not make one "
+                             "(see its errors above)." % key)
+
+
+def test_entry_keeps_the_url_entry_the_markers_read_without_asking_again():
+    key = _probed()["key"]
+    node = Node(ansible__legacy__uri=lambda args: {"status": 200, "content": _marker(key)})
+    probed = _probed(node, cache_url="http://cache.example/apex")
+    decided, _node = plan(dict(stage="decide", plan=probed, builder="node0"), None,
+                          task_vars(cache_url="http://cache.example/apex", controller_cache_dir="/nowhere"))
+    assert (decided["action"], decided["url_has_entry"]) == ("install", True)
+    result, node = plan(dict(stage="entry", plan=decided), None, task_vars(cache_url="http://cache.example/apex"))
+    assert node.calls == [] and result["entry_source"] == "url"
+
+
+# ---------------------------------------------------------------------------
+# the role's settings
+# ---------------------------------------------------------------------------
+
+def test_settings_are_templated_typed_and_keep_node_paths_unexpanded():
+    from ansible.template import trust_as_template
+
+    variables = task_vars(max_jobs="4", work_dir="~/build")
+    variables["apex_build_env_prefix"] = trust_as_template("{{ env_root }}/torch")
+    variables["env_root"] = "/opt"
+    settings = role_settings.read(Templar(loader=DataLoader(), variables=variables), variables, "apex_build")
+    assert (settings["max_jobs"], settings["work_dir"], settings["env_prefix"]) == (4, "~/build", "/opt/torch")
+    assert settings["tolerance"] == 0.0001 and settings["build_hosts"] == []
+
+
+def test_settings_of_the_wrong_type_are_refused_naming_the_variable():
+    variables = task_vars(max_jobs="many")
+    result, node = plan(dict(stage="before", probe=True), None, variables)
+    assert result["failed"] and "apex_build_max_jobs" in result["msg"] and node.calls == []
+
+
+def test_a_setting_that_cannot_be_templated_is_named():
+    from ansible.template import trust_as_template
+
+    variables = task_vars()
+    variables["apex_build_cache_dir"] = trust_as_template("{{ nowhere_defined }}")
+    result, _node = plan(dict(stage="before", probe=False), None, variables)
+    assert result["failed"] and result["msg"].startswith("apex_build_cache_dir: ")
+
+
+@pytest.mark.parametrize("stage, missing", [("before", "probe"), ("decide", "plan, builder"), ("source", "plan"), ("entry", "plan")])
+def test_every_stage_requires_its_options(stage, missing):
+    with pytest.raises(AnsibleActionFail, match="stage is %s but all of the following are missing: %s$" % (stage, missing)):
+        plan(dict(stage=stage))
