@@ -3,13 +3,47 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The shape every planning action plugin of the collection shares: its arguments checked against
-its spec, one decision taken on the controller, never a change."""
+its spec, one decision taken on the controller, never a change; and keyed decisions.
+
+A keyed decision carries ``inputs_key``, the sha256 of what it rests on: the planner's inputs, check
+mode, and the result fact its role publishes after each run. site.yml's preflight play decides on
+every host before any change; the role's own run right after asks again with the same inputs and
+gets that decision back (``reused``: no node read, no round-trip). Anything it rests on that differs
+(another setting, a later run of the role that published a new result) decides afresh."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import hashlib
+import json
+
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
+
+
+def inputs_key(*inputs):
+    """The sha256 of ``inputs`` as JSON with sorted keys."""
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=to_text).encode('utf-8')).hexdigest()
+
+
+class KeyedDecision(object):
+    """For an action plugin whose task registers its decision. RESTS_ON names the result fact of the
+    role that the decision also rests on; None when its inputs alone decide (input checks)."""
+
+    RESTS_ON = None
+    # Keys of a registered result that are no part of the decision handed back.
+    _NOT_DECISION = ('invocation', 'warnings', 'deprecations')
+
+    def keyed(self, inputs, task_vars):
+        """``(key, previous)``: this decision's key, and the registered decision with that key (None when there
+        is none: the first time, or when anything it rests on differs)."""
+        key = inputs_key(inputs, bool(task_vars.get('ansible_check_mode')),
+                         task_vars.get(self.RESTS_ON) if self.RESTS_ON else None)
+        previous = task_vars.get(self._task.register) if self._task.register else None
+        if not isinstance(previous, dict) or previous.get('inputs_key') != key or previous.get('failed'):
+            return key, None
+        return key, dict((name, value) for name, value in previous.items()
+                         if name not in self._NOT_DECISION and not name.startswith('_ansible'))
 
 
 class PlanAction(ActionBase):
@@ -29,10 +63,18 @@ class PlanAction(ActionBase):
         result = super(PlanAction, self).run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.VALIDATION_RULES)
-        try:
-            result.update(self.decide(args, task_vars))
-        except self.ERRORS as error:
-            result.update(failed=True, msg=to_text(error))
+        key = previous = None
+        if isinstance(self, KeyedDecision):
+            key, previous = self.keyed(args, task_vars)
+        if previous is not None:
+            result.update(previous, reused=True)
+        else:
+            try:
+                result.update(self.decide(args, task_vars))
+            except self.ERRORS as error:
+                result.update(failed=True, msg=to_text(error))
+            if key is not None:
+                result.update(inputs_key=key, reused=False)
         result['changed'] = False
         return result
 
@@ -42,3 +84,23 @@ class PlanAction(ActionBase):
     def decide_stage(self, args):
         """For plugins whose ``stage`` argument names the method (``_<stage>``) that decides."""
         return getattr(self, '_' + args['stage'])(args)
+
+
+class KeyedModuleAction(KeyedDecision, ActionBase):
+    """The module of the task's name, run on the node only when the task has no registered decision
+    with this key (its arguments as the task gives them are its inputs)."""
+
+    TRANSFERS_FILES = False
+    _supports_check_mode = True
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(KeyedModuleAction, self).run(tmp, task_vars)
+        del tmp
+        key, previous = self.keyed(self._task.args, task_vars)
+        if previous is not None:
+            result.update(previous, reused=True, changed=False)
+            return result
+        result.update(self._execute_module(task_vars=task_vars))
+        if not result.get('failed'):
+            result.update(inputs_key=key, reused=False)
+        return result

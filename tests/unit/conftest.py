@@ -162,7 +162,7 @@ def h200_host(root):
               gpus=[(os.path.basename(path), int(numa.split("=")[1]), cpulist.split("=")[1])])
 
 
-def run_action(action_class, args, search_path, check_mode=False, task_vars=None):
+def run_action(action_class, args, search_path, check_mode=False, task_vars=None, register=None):
     """Run an action plugin of the collection on the controller with ``args`` (and ``task_vars``); files
     are looked up under ``search_path`` (its ``files/`` folder, like a role's)."""
     from unittest import mock
@@ -170,7 +170,7 @@ def run_action(action_class, args, search_path, check_mode=False, task_vars=None
     from ansible.parsing.dataloader import DataLoader
     from ansible.playbook.play_context import PlayContext
 
-    task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action=action_class.__module__)
+    task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action=action_class.__module__, register=register)
     task.get_search_path.return_value = [str(search_path)]
     action = action_class(task, mock.MagicMock(), PlayContext(), DataLoader(), mock.MagicMock(), mock.MagicMock())
     result = action.run(task_vars=task_vars or {})

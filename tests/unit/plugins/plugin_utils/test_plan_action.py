@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 
 from conftest import run_action
-from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision, KeyedModuleAction, PlanAction
 
 
 class Halver(PlanAction):
@@ -34,3 +34,57 @@ def test_a_listed_error_becomes_a_failed_result(tmp_path):
 def test_a_plugin_without_a_decision_says_so(tmp_path):
     with pytest.raises(NotImplementedError, match='Undecided must implement decide'):
         run_action(type('Undecided', (PlanAction,), {}), {}, tmp_path)
+
+
+class KeyedHalver(KeyedDecision, Halver):
+    RESTS_ON = 'halver_result'
+    decisions = 0
+
+    def decide(self, args, task_vars):
+        KeyedHalver.decisions += 1
+        return super(KeyedHalver, self).decide(args, task_vars)
+
+
+def test_a_keyed_decision_is_reused_while_what_it_rests_on_is_unchanged(tmp_path):
+    first = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan')
+    assert first['half'] == 4 and first['reused'] is False and len(first['inputs_key']) == 64
+    made = KeyedHalver.decisions
+    registered = dict(first, invocation={'module_args': {}})
+    again = run_action(KeyedHalver, dict(number='8'), tmp_path, register='__halver_plan',
+                       task_vars={'__halver_plan': registered})
+    assert again == dict(first, reused=True) and KeyedHalver.decisions == made
+    # Anything it rests on that differs decides afresh: an input, check mode, the role's new result.
+    for changed in (dict(args=dict(number=10)), dict(check_mode=True),
+                    dict(task_vars={'halver_result': {'half': 4}})):
+        task_vars = dict(changed.get('task_vars', {}), __halver_plan=registered,
+                         ansible_check_mode=changed.get('check_mode', False))
+        fresh = run_action(KeyedHalver, changed.get('args', dict(number=8)), tmp_path, register='__halver_plan',
+                           task_vars=task_vars, check_mode=changed.get('check_mode', False))
+        assert fresh['reused'] is False and fresh['inputs_key'] != first['inputs_key'], changed
+    assert KeyedHalver.decisions == made + 3
+
+
+def test_a_failed_or_unkeyed_registered_result_is_never_reused(tmp_path):
+    first = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan')
+    for registered in (dict(first, failed=True), dict(first, inputs_key=None), {'skipped': True}):
+        result = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan',
+                            task_vars={'__halver_plan': registered})
+        assert result['reused'] is False and 'failed' not in result, registered
+
+
+def test_a_keyed_module_runs_on_the_node_only_without_its_decision(tmp_path):
+    from unittest import mock
+    calls = []
+
+    def node(*args, **kwargs):
+        calls.append(kwargs)
+        return {'changed': False, 'action': 'none'}
+
+    with mock.patch.object(KeyedModuleAction, '_execute_module', side_effect=node):
+        first = run_action(KeyedModuleAction, dict(prefix='/opt/conda'), tmp_path, register='__plan')
+        again = run_action(KeyedModuleAction, dict(prefix='/opt/conda'), tmp_path, register='__plan',
+                           task_vars={'__plan': first})
+        other = run_action(KeyedModuleAction, dict(prefix='/srv/conda'), tmp_path, register='__plan',
+                           task_vars={'__plan': first})
+    assert len(calls) == 2 and first['reused'] is False and again == dict(first, reused=True)
+    assert other['reused'] is False and other['inputs_key'] != first['inputs_key']
