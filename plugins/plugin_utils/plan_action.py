@@ -34,6 +34,11 @@ class KeyedDecision(object):
     # Keys of a registered result that are no part of the decision handed back.
     _NOT_DECISION = ('invocation', 'warnings', 'deprecations')
 
+    def keyed_inputs(self, args, task_vars):
+        """What the decision rests on besides check mode and RESTS_ON: the task's arguments unless a
+        planner that reads its settings itself says otherwise; None leaves this decision unkeyed."""
+        return args
+
     def keyed(self, inputs, task_vars):
         """``(key, previous)``: this decision's key, and the registered decision with that key (None when there
         is none: the first time, or when anything it rests on differs)."""
@@ -64,17 +69,18 @@ class PlanAction(ActionBase):
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC, **self.VALIDATION_RULES)
         key = previous = None
-        if isinstance(self, KeyedDecision):
-            key, previous = self.keyed(args, task_vars)
-        if previous is not None:
-            result.update(previous, reused=True)
-        else:
-            try:
+        try:
+            inputs = self.keyed_inputs(args, task_vars) if isinstance(self, KeyedDecision) else None
+            if inputs is not None:
+                key, previous = self.keyed(inputs, task_vars)
+            if previous is not None:
+                result.update(previous, reused=True)
+            else:
                 result.update(self.decide(args, task_vars))
-            except self.ERRORS as error:
-                result.update(failed=True, msg=to_text(error))
-            if key is not None:
-                result.update(inputs_key=key, reused=False)
+        except self.ERRORS as error:
+            result.update(failed=True, msg=to_text(error))
+        if key is not None and previous is None:
+            result.update(inputs_key=key, reused=False)
         result['changed'] = False
         return result
 
