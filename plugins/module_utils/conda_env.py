@@ -19,7 +19,10 @@ import json
 import os
 import re
 
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import _USERINFO, redact
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_spec import MATCHSPEC_NAME as _MATCHSPEC_NAME
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_spec import CondaEnvError, matchspec_name
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
     best_wheel_for_node,
     gpus_label,
@@ -41,7 +44,6 @@ PYTORCH_CHANNEL_LAST = '2.5.1'
 PYTORCH_WHEEL_INDEX = 'https://download.pytorch.org/whl/'
 
 # A conda MatchSpec's name: after an optional "channel::" and before the version or brackets.
-_MATCHSPEC_NAME = re.compile(r'^(?:[^:\s]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)')
 _MATCHSPEC_BOUND = re.compile(r'(==|>=|>|=|~=)\s*([0-9][0-9.]*)')
 _PIP_NAME = re.compile(r'^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$')
 _PIP_PIN = re.compile(r'^==\s*([^\s,;]+)\s*(;.*)?$')
@@ -54,16 +56,6 @@ _INDEX_OPTION = re.compile(r'^(--index-url|--extra-index-url|-i)(?:\s+|=)(\S+)\s
 _WHEEL_VARIANT = re.compile(r'^(cu\d{3}|cpu)$')
 
 
-class CondaEnvError(Exception):
-    """Bad input or a failed conda call; the message names the file, option or command.
-    ``exception_name`` is conda's own name for the failure, when conda gave one. Conda prints channel
-    URLs as .condarc makes them, a mirror's password included: the message has them redacted."""
-
-    def __init__(self, message, exception_name=None):
-        super(CondaEnvError, self).__init__(redact(message))
-        self.exception_name = exception_name
-
-
 # ---------------------------------------------------------------------------
 # environment.yml
 # ---------------------------------------------------------------------------
@@ -73,14 +65,6 @@ def validate_env_name(name):
         shown = name if len(str(name)) <= 100 else str(name)[:40] + '...'
         raise CondaEnvError('name %r is not a usable environment name: up to 100 letters, digits, ".", "_" and "-", '
                             'not "base" (the base prefix belongs to the miniconda role)' % (shown,))
-
-
-def matchspec_name(spec):
-    """``"conda-forge::numpy >=1.26"`` -> ``"numpy"``."""
-    match = _MATCHSPEC_NAME.match(spec.strip())
-    if not match:
-        raise ValueError(spec)
-    return match.group(1).lower()
 
 
 def normalize_pip_name(name):
@@ -516,8 +500,6 @@ def declared_envs(envs, load_file, driver_version=None, gpu_present=None, torch_
     raises CondaEnvError for a file it cannot read); ``refusals`` one message per env at fault (its
     structure, the PyTorch-channel lint, a torch variant the driver or a GPU of ``gpus`` cannot run), or when none is,
     per env whose BLAS request is wrong. A file that cannot be read raises CondaEnvError at once."""
-    # conda_blas builds on this file, so it is imported here rather than at the top.
-    from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
     broken = entry_problems(envs, conda_prefix, torch_variant, torch_index or PYTORCH_WHEEL_INDEX)
     if broken:
         return [], broken

@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The layers of plugins/: no import circle (a lazy import inside a function counts), module_utils
+imports only module_utils, and plugin_utils no plugin that Ansible loads (issue 37, item 6)."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import ast
+import os
+
+from conftest import REPO_ROOT
+
+PACKAGE = 'ansible_collections.aistack.gpu_node.plugins.'
+
+
+def import_graph(plugins_root):
+    """``{"kind/name": {"kind/name", ...}}``: what each Python file under ``plugins_root`` imports of the collection."""
+    graph = {}
+    for folder, _dirs, files in os.walk(plugins_root):
+        for filename in sorted(f for f in files if f.endswith('.py') and f != '__init__.py'):
+            path = os.path.join(folder, filename)
+            node = os.path.relpath(path, plugins_root)[:-3]
+            with open(path) as handle:
+                tree = ast.parse(handle.read(), path)
+            targets = set()
+            for statement in ast.walk(tree):
+                if isinstance(statement, ast.ImportFrom) and (statement.module or '').startswith(PACKAGE):
+                    parts = statement.module[len(PACKAGE):].split('.')
+                    if len(parts) == 1:  # from ...plugins.module_utils import name
+                        targets.update('%s/%s' % (parts[0], alias.name) for alias in statement.names)
+                    else:
+                        targets.add('/'.join(parts))
+                elif isinstance(statement, ast.Import):
+                    targets.update('/'.join(alias.name[len(PACKAGE):].split('.')) for alias in statement.names
+                                   if alias.name.startswith(PACKAGE))
+            graph[node] = targets
+    return graph
+
+
+def circles(graph):
+    """Every import circle, each as the list of files around it."""
+    found, done = [], set()
+
+    def visit(node, path):
+        if node in path:
+            found.append(path[path.index(node):] + [node])
+            return
+        if node in done:
+            return
+        for target in sorted(graph.get(node, ())):
+            visit(target, path + [node])
+        done.add(node)
+
+    for node in sorted(graph):
+        visit(node, [])
+    return found
+
+
+def layer_problems(graph):
+    allowed = {'module_utils': ('module_utils',), 'plugin_utils': ('module_utils', 'plugin_utils')}
+    return ['%s imports %s' % (node, target) for node, targets in sorted(graph.items()) for target in sorted(targets)
+            if node.split('/')[0] in allowed and target.split('/')[0] not in allowed[node.split('/')[0]]]
+
+
+GRAPH = import_graph(os.path.join(REPO_ROOT, 'plugins'))
+
+
+def test_the_graph_sees_the_imports():
+    # A reader that saw nothing would pass the tests below: these edges are known to exist.
+    assert 'module_utils/conda_spec' in GRAPH['module_utils/conda_blas']
+    assert 'module_utils/nvidia_parsers' in GRAPH['module_utils/gpu_collection']
+    assert 'plugin_utils/plan_action' in GRAPH['action/apex_build_plan']
+
+
+def test_no_import_circle_in_plugins():
+    assert circles(GRAPH) == []
+
+
+def test_module_utils_and_plugin_utils_import_no_plugin_that_ansible_loads():
+    assert layer_problems(GRAPH) == []
+
+
+def test_a_circle_and_a_layer_breach_are_found():
+    graph = {'module_utils/a': {'module_utils/b'}, 'module_utils/b': {'module_utils/a', 'modules/m'}, 'modules/m': set()}
+    assert circles(graph) == [['module_utils/a', 'module_utils/b', 'module_utils/a']]
+    assert layer_problems(graph) == ['module_utils/b imports modules/m']
