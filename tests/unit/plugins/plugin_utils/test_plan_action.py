@@ -88,3 +88,28 @@ def test_a_keyed_module_runs_on_the_node_only_without_its_decision(tmp_path):
                            task_vars={'__plan': first})
     assert len(calls) == 2 and first['reused'] is False and again == dict(first, reused=True)
     assert other['reused'] is False and other['inputs_key'] != first['inputs_key']
+
+
+class StagedHalver(KeyedHalver):
+    """Keyed on a setting it reads from the task's variables, and only in one stage."""
+    ARGUMENT_SPEC = dict(number=dict(type='int', required=True), stage=dict(type='str', default='plan'))
+    ERRORS = (KeyError, ValueError)
+
+    def keyed_inputs(self, args, task_vars):
+        return dict(divisor=task_vars['divisor']) if args['stage'] == 'plan' else None
+
+
+def test_a_planner_says_what_its_decision_rests_on_and_which_stages_are_keyed(tmp_path):
+    first = run_action(StagedHalver, dict(number=8), tmp_path, register='__plan', task_vars={'divisor': 2})
+    made = KeyedHalver.decisions
+    # The key is its own inputs': another number with the same divisor gets the decision back.
+    again = run_action(StagedHalver, dict(number=10), tmp_path, register='__plan', task_vars={'divisor': 2, '__plan': first})
+    assert again['reused'] is True and again['half'] == 4 and KeyedHalver.decisions == made
+    other = run_action(StagedHalver, dict(number=8), tmp_path, register='__plan', task_vars={'divisor': 3, '__plan': first})
+    assert other['reused'] is False and KeyedHalver.decisions == made + 1
+    unkeyed = run_action(StagedHalver, dict(number=8, stage='check'), tmp_path, register='__plan',
+                         task_vars={'divisor': 2, '__plan': first})
+    assert 'inputs_key' not in unkeyed and 'reused' not in unkeyed and KeyedHalver.decisions == made + 2
+    # Reading what it rests on may fail like the decision itself.
+    failed = run_action(StagedHalver, dict(number=8), tmp_path, register='__plan', task_vars={})
+    assert failed == {'failed': True, 'msg': "'divisor'", 'changed': False}
