@@ -3,14 +3,15 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The gpu_validation module runs here, on the controller: the thresholds and the figures it judges are
-given to it, so the node is not asked anything."""
+given to it, so the node is not asked anything. Its decisions are keyed (plan_action): the role's run
+right after site.yml's preflight play gets the input check made there back."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
 from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
-from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision, PlanAction
 
 ARGUMENT_SPEC = dict(
     reference=dict(type='raw', required=True),
@@ -26,7 +27,7 @@ ARGUMENT_SPEC = dict(
 )
 
 
-class ActionModule(PlanAction):
+class ActionModule(KeyedDecision, PlanAction):
 
     ARGUMENT_SPEC = ARGUMENT_SPEC
 

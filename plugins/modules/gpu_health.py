@@ -59,7 +59,10 @@ options:
 attributes:
   action:
     support: partial
-    description: The action plugin checks the input on the controller when O(scan=false) and O(dcgm_diag_level=0); everything else runs on the node.
+    description:
+      - The action plugin checks the input on the controller when O(scan=false) and O(dcgm_diag_level=0); everything else
+        runs on the node. An input check (O(scan=false)) is handed back from the task's registered result with the same
+        RV(inputs_key) without running anything.
   check_mode:
     support: full
     description: Reads the kernel log in check mode too; the DCGM diagnostic, which loads the GPUs, is skipped there.
@@ -95,6 +98,16 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+inputs_key:
+  description:
+    - The sha256 of the input check's arguments and check mode (a keyed decision). When the task's registered result
+      from an earlier run in the same playbook has the same key, the action hands that result back without asking the node.
+  returned: when O(scan) is false
+  type: str
+reused:
+  description: Whether the input check was handed back from the task's registered result (see RV(inputs_key)).
+  returned: when O(scan) is false
+  type: bool
 problems:
   description: Every bad input, each naming its variable or catalogue entry; empty when none.
   returned: always

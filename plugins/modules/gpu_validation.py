@@ -28,6 +28,8 @@ description:
     fails, named.
   - A node without a GPU (O(results) with status C(skipped)) is C(skipped), never passed.
   - Always returns RV(multicast_off_env), the environment C(validate_gpu.py) measures in (its C(--env)).
+  - Its decisions are keyed. When the task's registered result from an earlier run in the same playbook has this run's
+    RV(inputs_key), that result is handed back (RV(reused)).
 author: aistack.gpu_node contributors (@aistack)
 options:
   reference:
@@ -103,6 +105,14 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+inputs_key:
+  description: The sha256 of the arguments and check mode that the decision rests on.
+  returned: always
+  type: str
+reused:
+  description: Whether the decision was handed back from the task's registered result (see RV(inputs_key)).
+  returned: always
+  type: bool
 problems:
   description: Every bad threshold or reference entry, each naming its variable and what was expected; empty when none.
   returned: always

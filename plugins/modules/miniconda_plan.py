@@ -86,6 +86,11 @@ options:
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
+  action:
+    support: full
+    description:
+      - An action plugin runs the module on the node only when the task's registered plan does not have this run's
+        RV(inputs_key); otherwise it hands that plan back (RV(reused)).
   platform:
     support: full
     platforms: posix
@@ -106,6 +111,16 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+inputs_key:
+  description:
+    - The sha256 of the arguments, check mode and the role's last C(miniconda_result) (a keyed decision). Its action
+      plugin hands back the task's registered plan with the same key instead of reading the node again.
+  returned: success
+  type: str
+reused:
+  description: Whether the plan was handed back from the task's registered result (see RV(inputs_key)).
+  returned: success
+  type: bool
 installer:
   description: The installer to use.
   returned: success

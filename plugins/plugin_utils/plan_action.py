@@ -8,8 +8,9 @@ its spec, one decision taken on the controller, never a change; and keyed decisi
 A keyed decision carries ``inputs_key``, the sha256 of what it rests on: the planner's inputs, check
 mode, and the result fact its role publishes after each run. site.yml's preflight play decides on
 every host before any change; the role's own run right after asks again with the same inputs and
-gets that decision back (``reused``: no node read, no round-trip). Anything it rests on that differs
-(another setting, a later run of the role that published a new result) decides afresh."""
+gets that decision back (``reused``: no node read, no round-trip). A decision is handed back once: a
+later run decides afresh (the first may have changed the node, or failed midway without publishing
+its result), and so does one where anything it rests on differs (another setting, a new result)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -41,11 +42,12 @@ class KeyedDecision(object):
 
     def keyed(self, inputs, task_vars):
         """``(key, previous)``: this decision's key, and the registered decision with that key (None when there
-        is none: the first time, or when anything it rests on differs)."""
+        is none: the first time, when anything it rests on differs, or when it was itself handed back)."""
         key = inputs_key(inputs, bool(task_vars.get('ansible_check_mode')),
                          task_vars.get(self.RESTS_ON) if self.RESTS_ON else None)
         previous = task_vars.get(self._task.register) if self._task.register else None
-        if not isinstance(previous, dict) or previous.get('inputs_key') != key or previous.get('failed'):
+        if (not isinstance(previous, dict) or previous.get('inputs_key') != key or previous.get('failed')
+                or previous.get('reused')):
             return key, None
         return key, dict((name, value) for name, value in previous.items()
                          if name not in self._NOT_DECISION and not name.startswith('_ansible'))

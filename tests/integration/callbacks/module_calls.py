@@ -3,7 +3,8 @@
 """Test callback: count the module calls that ran on each host, written as JSON at the end.
 
 Enabled by the integration tests (ANSIBLE_CALLBACKS_ENABLED=module_calls) with the output path in
-AISTACK_MODULE_CALLS; skipped tasks are not calls, failed and unreachable ones are.
+AISTACK_MODULE_CALLS; skipped tasks are not calls, failed and unreachable ones are, and so is a
+decision handed back (``reused``: a keyed decision, no module ran).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -39,7 +40,8 @@ class CallbackModule(CallbackBase):
         per_host[action] = per_host.get(action, 0) + 1
 
     def v2_runner_on_ok(self, result):
-        self._count(result)
+        if result._result.get("reused") is not True:
+            self._count(result)
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._count(result)

@@ -42,3 +42,15 @@ def test_a_dcgm_level_or_a_scan_asks_the_node(tmp_path):
         result, node = run(tmp_path, **args)
         assert result["from"] == "node"
         node.assert_called_once()
+
+
+def test_a_dcgm_input_check_is_handed_back_and_a_scan_never(tmp_path):
+    args = dict(catalogue=CATALOGUE, scan=False, dcgm_diag_level=1)
+    with mock.patch.object(ActionModule, "_execute_module", return_value={"problems": [], "from": "node"}) as node:
+        first = run_action(ActionModule, args, tmp_path, register="__health_input")
+        again = run_action(ActionModule, args, tmp_path, register="__health_input", task_vars={"__health_input": first})
+        assert node.call_count == 1 and first["reused"] is False and again == dict(first, reused=True, changed=False)
+        scan = dict(args, scan=True)
+        run_action(ActionModule, scan, tmp_path, register="__health_input", task_vars={"__health_input": first})
+        run_action(ActionModule, scan, tmp_path, register="__health_input", task_vars={"__health_input": first})
+        assert node.call_count == 3

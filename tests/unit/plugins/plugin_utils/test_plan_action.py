@@ -64,9 +64,14 @@ def test_a_keyed_decision_is_reused_while_what_it_rests_on_is_unchanged(tmp_path
     assert KeyedHalver.decisions == made + 3
 
 
-def test_a_failed_or_unkeyed_registered_result_is_never_reused(tmp_path):
+def test_a_failed_unkeyed_or_handed_back_registered_result_is_never_reused(tmp_path):
     first = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan')
-    for registered in (dict(first, failed=True), dict(first, inputs_key=None), {'skipped': True}):
+    # Handed back once (the role's run after the preflight play), it is not handed back again: that
+    # run may have changed the node, or failed midway without publishing its result.
+    handed_back = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan',
+                             task_vars={'__halver_plan': first})
+    assert handed_back['reused'] is True
+    for registered in (dict(first, failed=True), dict(first, inputs_key=None), {'skipped': True}, handed_back):
         result = run_action(KeyedHalver, dict(number=8), tmp_path, register='__halver_plan',
                             task_vars={'__halver_plan': registered})
         assert result['reused'] is False and 'failed' not in result, registered
