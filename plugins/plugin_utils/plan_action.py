@@ -40,12 +40,21 @@ class KeyedDecision(object):
         planner that reads its settings itself says otherwise; None leaves this decision unkeyed."""
         return args
 
+    def _registered_as(self):
+        """The variable the task registers its result as: ansible-core 2.21 keeps ``register: name`` as the
+        one-name mapping ``{name: <the whole result>}``; earlier lines keep the name."""
+        register = self._task.register
+        if isinstance(register, dict):
+            return next(iter(register)) if len(register) == 1 else None
+        return register
+
     def keyed(self, inputs, task_vars):
         """``(key, previous)``: this decision's key, and the registered decision with that key (None when there
         is none: the first time, when anything it rests on differs, or when it was itself handed back)."""
         key = inputs_key(inputs, bool(task_vars.get('ansible_check_mode')),
                          task_vars.get(self.RESTS_ON) if self.RESTS_ON else None)
-        previous = task_vars.get(self._task.register) if self._task.register else None
+        registered_as = self._registered_as()
+        previous = task_vars.get(registered_as) if registered_as else None
         if (not isinstance(previous, dict) or previous.get('inputs_key') != key or previous.get('failed')
                 or previous.get('reused')):
             return key, None

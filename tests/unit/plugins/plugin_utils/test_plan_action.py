@@ -118,3 +118,11 @@ def test_a_planner_says_what_its_decision_rests_on_and_which_stages_are_keyed(tm
     # Reading what it rests on may fail like the decision itself.
     failed = run_action(StagedHalver, dict(number=8), tmp_path, register='__plan', task_vars={})
     assert failed == {'failed': True, 'msg': "'divisor'", 'changed': False}
+
+
+def test_a_register_kept_as_a_mapping_is_read_by_its_name(tmp_path):
+    # ansible-core 2.21 turns ``register: __halver_plan`` into ``{"__halver_plan": <the whole result>}``.
+    first = run_action(KeyedHalver, dict(number=8), tmp_path, register={'__halver_plan': '{{ result }}'})
+    again = run_action(KeyedHalver, dict(number=8), tmp_path, register={'__halver_plan': '{{ result }}'},
+                       task_vars={'__halver_plan': first})
+    assert again == dict(first, reused=True)
