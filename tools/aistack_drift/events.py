@@ -5,9 +5,11 @@
 
 import difflib
 import json
+import re
 
 # Tasks outside any role (a play's own tasks) are reported under this role name.
 NO_ROLE = "(play)"
+_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def render_diff(diff):
@@ -37,6 +39,14 @@ def _diffs(res):
             if text.strip():
                 found.append(text)
     return found
+
+
+def _changed(event, res):
+    """Whether a task result says it changed. A no_log result is censored down to a note, without
+    ``changed``: the line the callback printed for it (``changed: [host]``) still says so."""
+    if "censored" in res:
+        return _COLOUR.sub("", event.get("stdout") or "").lstrip().startswith("changed:")
+    return bool(res.get("changed"))
 
 
 def _host(hosts, name):
@@ -69,7 +79,7 @@ def collect(events):
         if role not in host["roles"]:
             host["roles"].append(role)
         res = data.get("res") or {}
-        if kind == "runner_on_ok" and res.get("changed"):
+        if kind == "runner_on_ok" and _changed(event, res):
             record = _task_record(data)
             record["diff"] = _diffs(res)
             host["changed"].append(record)

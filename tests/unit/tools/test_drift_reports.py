@@ -113,3 +113,11 @@ def test_loop_items_contribute_their_own_diffs():
             {"changed": True, "diff": [{"before": "1\n", "after": "2\n"}]},
             {"changed": False, "diff": [{"before": "3\n", "after": "4\n"}]}]}}}])["n1"]["changed"][0]
     assert len(record["diff"]) == 1 and "+2" in record["diff"][0]
+
+
+def test_a_no_log_task_that_would_change_is_named_without_what_it_holds():
+    # Its result is censored down to a note without "changed"; the line the callback printed says it.
+    host = report_of("no-log-tasks.json")["hosts"]["localhost"]
+    assert [(r["task"], r["diff"]) for r in host["changed"]] == [("A file that holds a secret, drifted", [])]
+    assert host["status"] == "drift" and host["stats"]["changed"] == 1
+    assert "secret-value" not in reports.to_json(report_of("no-log-tasks.json"))
