@@ -100,7 +100,7 @@ unit: $(SETUP_DONE) ## pytest unit tests with coverage (fails under 90%)
 
 integration: $(SETUP_DONE) ## pytest integration tests
 	@echo "==> pytest integration tests"
-	python -m pytest tests/integration -p no:cacheprovider $(ARGS)
+	python -m pytest tests/integration -p no:cacheprovider --durations=15 $(ARGS)
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
 molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes; time per scenario
