@@ -18,8 +18,9 @@ import json
 import os
 
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build as ab
-from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import apex_build as ab
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.env_proof import proof_key
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.env_proof import file_digest
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
@@ -55,7 +56,7 @@ def _slurped(result):
 def _controller_archive_sha256(path):
     """The sha256 of the source archive on the controller, read here: no module round-trip."""
     try:
-        return env_proof.file_digest(path)
+        return file_digest(path)
     except (IOError, OSError) as error:
         raise ValueError('apex_build_archive: %s cannot be read on the controller (%s)' % (path, error.strerror or error))
 
@@ -195,7 +196,7 @@ class ActionModule(PlanAction):
         keyed = ab.key_decision(probe, compat, settings['source_type'], decision['version'], archive_sha256,
                                 settings['arch_list'], cuda, decision['flags'], settings['cache_dir'],
                                 settings['work_dir'], settings['cache_url'])
-        keyed.update(probe=probe, compat=compat, marker_name=marker_name, proof_key=env_proof.proof_key(dict(
+        keyed.update(probe=probe, compat=compat, marker_name=marker_name, proof_key=proof_key(dict(
             verify=self._private('verify_options'), cache_key=keyed['key'],
             script_sha256=hashlib.sha256(script.encode('utf-8')).hexdigest())))
         refusal = ab.torch_refusal(python, compat)

@@ -14,7 +14,7 @@ import yaml
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(

@@ -11,7 +11,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.plugins.action import ActionBase
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_health
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import gpu_health
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision
 
 

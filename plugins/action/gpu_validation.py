@@ -9,8 +9,8 @@ right after site.yml's preflight play gets the input check made there back."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
-from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import gpu_validation
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import multicast_off_env
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision, PlanAction
 
 ARGUMENT_SPEC = dict(

@@ -8,7 +8,7 @@ variables, so the node is not asked anything."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import jupyter_lab, kernelspec
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import jupyter_lab, kernelspec
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(

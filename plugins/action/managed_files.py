@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
-from ansible_collections.aistack.gpu_node.plugins.module_utils.managed_files import ENTRY_OPTIONS, content_checksum, wanted_mode
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import ENTRY_OPTIONS, content_checksum, wanted_mode
 
 ARGUMENT_SPEC = dict(
     directories=dict(type='list', elements='dict', default=[], options=ENTRY_OPTIONS),

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import yaml
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(

@@ -5,7 +5,7 @@
 """The nvidia_driver_plan module runs here, on the controller. It reads the role's settings from the
 task's variables (role_settings) and the facts from ansible_facts, reads the node with the read-only
 nvidia_driver_probe module (one round-trip, only in the stages that need the node), and decides with
-the pure functions of module_utils.nvidia_driver and module_utils.fabric_manager.
+the pure functions of module_utils.decide.nvidia_driver and module_utils.decide.fabric_manager.
 
 The preflight stage is a keyed decision: site.yml's preflight play decides; the role's own run right
 after gets that decision back without reading the node, as long as the settings, the facts, the
@@ -14,7 +14,7 @@ record's path and the role's report (nvidia_driver_report) it rests on are the s
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, node_preflight, nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager, node_preflight, nvidia_driver
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision, PlanAction
 

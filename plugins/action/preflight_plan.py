@@ -9,7 +9,7 @@ facts the node already gave (setup, gpu_facts)."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import node_preflight
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import node_preflight
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(

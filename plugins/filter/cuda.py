@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import compare_versions
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.checks import compare_versions
 
 
 def driver_version_compare_filter(version, operator, other):

@@ -407,9 +407,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import blas as cb
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 
 class Conda(object):

@@ -166,7 +166,7 @@ from urllib.error import HTTPError
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
 from ansible.module_utils.urls import ConnectionError as UrlConnectionError, open_url
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
 
 # The clock each read is timed with. The unit tests put a fake clock here that their mirrors advance,
 # so that the ranking they check does not depend on how busy the machine running them is.

@@ -196,17 +196,17 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.checks import (
     branch_lifecycle,
     evaluate,
     torch_cuda_arch_list,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.gpu_collection import (
     collect_gpu_facts,
     import_nvml,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
-from ansible_collections.aistack.gpu_node.plugins.module_utils.toolchain_probe import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import module_runner
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.toolchain import (
     collect_nvcc,
     collect_python,
     find_forward_compat,

@@ -154,8 +154,8 @@ versions:
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_json_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils import dcgm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_json_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import dcgm
 
 
 def read_packages(module, pkg_mgr):

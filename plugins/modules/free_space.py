@@ -76,7 +76,7 @@ paths:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_preflight import measure_paths
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_preflight import measure_paths
 
 
 def main():

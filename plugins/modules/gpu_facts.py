@@ -190,11 +190,11 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.gpu_collection import (
     collect_gpu_facts,
     import_nvml,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import module_runner
 
 
 def main():

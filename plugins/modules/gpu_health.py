@@ -168,7 +168,7 @@ health:
 import json
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import dcgm, gpu_health
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import dcgm, gpu_health
 
 
 def read_kernel_log(module):

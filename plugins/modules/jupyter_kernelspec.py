@@ -184,21 +184,20 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils.kernelspec import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.kernelspec import (
     KERNEL_FILE,
     KernelspecError,
     build_kernel,
-    kernel_directory,
     render_diff,
     render_kernel,
     same_kernel,
-    sha256_of,
     validate_argv,
     validate_name,
     validate_resource_name,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec as kernelspec_utils
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import kernelspec as kernelspec_node
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.kernelspec import kernel_directory, sha256_of
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_file
 
 
 def missing_directories(directory):
@@ -288,7 +287,7 @@ def user_owner(module):
     if module.params['path'] or module.params['scope'] != 'user':
         return None
     user = module.params['user']
-    entry = kernelspec_utils.pwd.getpwnam(user) if user is not None else kernelspec_utils.pwd.getpwuid(os.geteuid())
+    entry = kernelspec_node.pwd.getpwnam(user) if user is not None else kernelspec_node.pwd.getpwuid(os.geteuid())
     return str(entry.pw_uid), str(entry.pw_gid)
 
 
@@ -351,7 +350,7 @@ def main():
     try:
         validate_name(params['name'])
         directory = kernel_directory(params['name'], params['scope'], params['prefix'], params['user'],
-                                     params['path'], passwd=kernelspec_utils.pwd)
+                                     params['path'], passwd=kernelspec_node.pwd)
         kernel_path = os.path.join(directory, KERNEL_FILE)
         existing_text = read_file(kernel_path)
         if params['state'] == 'present':

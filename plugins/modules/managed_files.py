@@ -157,7 +157,7 @@ written:
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.managed_files import ENTRY_OPTIONS, files_state
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import ENTRY_OPTIONS, files_state
 
 
 def main():

@@ -176,8 +176,8 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_json_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_json_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.installer import (
     choose_installer,
     existing_prefix_action,
     install_action,

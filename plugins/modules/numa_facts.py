@@ -156,10 +156,10 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import module_runner
-from ansible_collections.aistack.gpu_node.plugins.module_utils.host_tuning import read_host
-from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import multicast_off_env
-from ansible_collections.aistack.gpu_node.plugins.module_utils.numa_topology import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import module_runner
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.host_tuning import read_host
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import multicast_off_env
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.numa_topology import (
     affinity_env,
     collect_topology,
     describe_env,

@@ -97,22 +97,21 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.host_tuning import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.host_tuning import (
     NUMA_BALANCING,
     SYSCTL_FILE,
     THP_ENABLED,
     TMPFILES_FILE,
     TUNED_PROFILE,
-    governor_paths,
     parse_saved_state,
     parse_tuned_active,
     plan,
-    read_host,
     render_sysctl,
     render_tmpfiles,
     render_tuned_profile,
     wanted_values,
 )
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.host_tuning import governor_paths, read_host
 
 # Tests point this at a fake tree.
 ROOT = "/"

@@ -130,8 +130,8 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager, nvidia_driver
 
 
 def read_record(path):

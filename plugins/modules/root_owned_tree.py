@@ -101,7 +101,7 @@ left_alone:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.root_owned_tree import describe, make_root_owned, scan
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.root_owned_tree import describe, make_root_owned, scan
 
 
 def main():

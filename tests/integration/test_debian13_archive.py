@@ -18,7 +18,7 @@ import yaml
 from conftest import REPO_ROOT
 
 sys.path.insert(0, os.path.join(REPO_ROOT, ".cache", "collections"))
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import plan_install  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.nvidia_driver import plan_install  # noqa: E402  pylint: disable=wrong-import-position
 
 H200 = {"name": "NVIDIA H200", "compute_capability": "9.0"}
 DEFAULTS = os.path.join(REPO_ROOT, "roles", "nvidia_driver", "defaults", "main.yml")

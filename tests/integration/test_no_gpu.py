@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO_ROOT, recap, run
 
 sys.path.insert(0, os.path.join(REPO_ROOT, ".cache", "collections"))
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import scan_pci  # noqa: E402  pylint: disable=wrong-import-position
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.gpu_collection import scan_pci  # noqa: E402  pylint: disable=wrong-import-position
 
 pytestmark = pytest.mark.skipif(bool(scan_pci("/")), reason="this machine has an NVIDIA GPU")
 

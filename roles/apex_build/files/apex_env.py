@@ -15,7 +15,7 @@ import shutil
 import sys
 import sysconfig
 
-# plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
+# plugins/module_utils/probe/env_proof.py, run ahead of this text (vars/main.yml).
 from aistack_env_proof import env_state, file_digest, recorded_proof
 
 LEGACY_APIS = ("apex.amp", "apex.parallel")

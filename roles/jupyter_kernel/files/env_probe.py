@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-# plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
+# plugins/module_utils/probe/env_proof.py, run ahead of this text (vars/main.yml).
 from aistack_env_proof import env_state, recorded_proof
 
 # -c puts the working directory first on the path; the kernel will not have it.

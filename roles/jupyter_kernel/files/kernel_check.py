@@ -14,7 +14,7 @@ import sys
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import start_new_kernel
 
-# plugins/module_utils/env_proof.py, run ahead of this text (vars/main.yml).
+# plugins/module_utils/probe/env_proof.py, run ahead of this text (vars/main.yml).
 from aistack_env_proof import env_state
 
 CODE = r'''

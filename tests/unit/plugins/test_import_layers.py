@@ -16,7 +16,11 @@ PACKAGE = 'ansible_collections.aistack.gpu_node.plugins.'
 
 
 def import_graph(plugins_root):
-    """``{"kind/name": {"kind/name", ...}}``: what each Python file under ``plugins_root`` imports of the collection."""
+    """``{"kind/name": {"kind/name", ...}}``: what each Python file under ``plugins_root`` imports of the collection.
+    A name is the file's path under ``plugins_root`` without ``.py``: ``module_utils/decide/nvidia_driver``."""
+    def target(dotted):
+        return '/'.join(dotted[len(PACKAGE):].split('.'))
+
     graph = {}
     for folder, _dirs, files in os.walk(plugins_root):
         for filename in sorted(f for f in files if f.endswith('.py') and f != '__init__.py'):
@@ -27,14 +31,13 @@ def import_graph(plugins_root):
             targets = set()
             for statement in ast.walk(tree):
                 if isinstance(statement, ast.ImportFrom) and (statement.module or '').startswith(PACKAGE):
-                    parts = statement.module[len(PACKAGE):].split('.')
-                    if len(parts) == 1:  # from ...plugins.module_utils import name
-                        targets.update('%s/%s' % (parts[0], alias.name) for alias in statement.names)
-                    else:
-                        targets.add('/'.join(parts))
+                    module = target(statement.module)
+                    for alias in statement.names:
+                        # from ...module_utils.decide import nvidia_driver: a file of the package; else a name in a file
+                        submodule = '%s/%s' % (module, alias.name)
+                        targets.add(submodule if os.path.isfile(os.path.join(plugins_root, submodule + '.py')) else module)
                 elif isinstance(statement, ast.Import):
-                    targets.update('/'.join(alias.name[len(PACKAGE):].split('.')) for alias in statement.names
-                                   if alias.name.startswith(PACKAGE))
+                    targets.update(target(alias.name) for alias in statement.names if alias.name.startswith(PACKAGE))
             graph[node] = targets
     return graph
 
@@ -69,9 +72,17 @@ GRAPH = import_graph(os.path.join(REPO_ROOT, 'plugins'))
 
 def test_the_graph_sees_the_imports():
     # A reader that saw nothing would pass the tests below: these edges are known to exist.
-    assert 'module_utils/conda_spec' in GRAPH['module_utils/conda_blas']
-    assert 'module_utils/nvidia_parsers' in GRAPH['module_utils/gpu_collection']
+    assert 'module_utils/conda/spec' in GRAPH['module_utils/conda/blas']
+    assert 'module_utils/probe/nvidia_parsers' in GRAPH['module_utils/probe/gpu_collection']
+    assert 'module_utils/decide/fabric_manager' in GRAPH['module_utils/decide/nvidia_driver']  # from a package
+    assert 'module_utils/decide/apex_build' in GRAPH['action/apex_build_plan']
     assert 'plugin_utils/plan_action' in GRAPH['action/apex_build_plan']
+
+
+def test_every_import_is_a_file_the_graph_read():
+    # An import the reader resolved wrong (a package, a name) would hide its edges from the tests below.
+    assert [(node, target) for node, targets in sorted(GRAPH.items()) for target in sorted(targets)
+            if target not in GRAPH] == []
 
 
 def test_no_import_circle_in_plugins():

@@ -9,7 +9,7 @@ import sys
 import types
 
 import pytest
-from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import env_proof
 from conftest import REPO_ROOT
 
 SCRIPT = os.path.join(REPO_ROOT, "roles", "apex_build", "files", "apex_env.py")

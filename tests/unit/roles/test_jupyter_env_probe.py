@@ -10,7 +10,7 @@ import sys
 from conftest import REPO_ROOT
 
 SCRIPT = os.path.join(REPO_ROOT, "roles", "jupyter_kernel", "files", "env_probe.py")
-HEAD = os.path.join(REPO_ROOT, "plugins", "module_utils", "env_proof.py")
+HEAD = os.path.join(REPO_ROOT, "plugins", "module_utils", "probe", "env_proof.py")
 
 
 def probe(prefix, cuda_home, cwd, pythonpath=None, proof=None):

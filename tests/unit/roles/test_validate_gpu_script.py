@@ -12,7 +12,7 @@ import types
 
 import pytest
 from conftest import REPO_ROOT
-from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import MULTICAST_OFF_ENV
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import MULTICAST_OFF_ENV
 
 SCRIPT = os.path.join(REPO_ROOT, "roles", "gpu_validate", "files", "validate_gpu.py")
 

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The apex_build_plan action: the role's settings read from the task's variables, the node read
 through read-only modules (counted: one round-trip each, only where one is needed), the refusals
-it words, and the plan each stage hands on. The decisions are tested on module_utils.apex_build."""
+it words, and the plan each stage hands on. The decisions are tested on module_utils.decide.apex_build."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -287,7 +287,7 @@ def test_a_recorded_proof_stands_unless_verify_always():
     first = _probed()
     proof = {"proof_key": first["proof_key"], "verify": {"problems": []}, "cuda_report": H200_COMPAT}
     probe = dict(PROBE, proof=proof, cache_entries={first["key"]: {"marker": _marker(first["key"]), "wheel_sha256": "a" * 64}})
-    with mock.patch("ansible_collections.aistack.gpu_node.plugins.module_utils.env_proof.proof_holds", return_value=True):
+    with mock.patch("ansible_collections.aistack.gpu_node.plugins.module_utils.decide.env_proof.proof_holds", return_value=True):
         probed = _probed(Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)}))
         result, _node = plan(dict(stage="decide", plan=probed, builder=HOST))
         assert (result["action"], result["entry_source"], result["proven"]) == ("none", "node", True)

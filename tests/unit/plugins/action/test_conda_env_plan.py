@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The conda_env_plan action: how it finds and reads environment files, and what each stage
-returns or refuses. The decisions themselves are tested on module_utils.conda_env."""
+returns or refuses. The decisions themselves are tested on module_utils.conda.env."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -11,7 +11,7 @@ import base64
 
 from conftest import read_conda, run_action
 from ansible_collections.aistack.gpu_node.plugins.action.conda_env_plan import ActionModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 ENV_FILE = 'name: demo\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - pip\n  - pip:\n    - six==1.17.0\n'
 

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The gpu_validation action: the gpu_validate role's thresholds check and gate, over module_utils.gpu_validation,
-on the controller (the verdicts on recorded H200 figures are tested on module_utils.gpu_validation itself)."""
+"""The gpu_validation action: the gpu_validate role's thresholds check and gate, over module_utils.decide.gpu_validation,
+on the controller (the verdicts on recorded H200 figures are tested on module_utils.decide.gpu_validation itself)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -15,7 +15,7 @@ import yaml
 from ansible.errors import AnsibleActionFail
 from conftest import REPO_ROOT, run_action
 from ansible_collections.aistack.gpu_node.plugins.action.gpu_validation import ActionModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.multi_gpu_env import MULTICAST_OFF_ENV
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import MULTICAST_OFF_ENV
 
 REFERENCE = {"NVIDIA H200": {"gemm_bf16_tflops": 784, "gemm_fp16_tflops": 784, "copy_gbps": 4800, "fused_adamw_ms": 1.71}}
 MIN_FRACTION = {"gemm_bf16_tflops": 0.85, "gemm_fp16_tflops": 0.85, "copy_gbps": 0.6, "fused_adamw_ms": 0.6}

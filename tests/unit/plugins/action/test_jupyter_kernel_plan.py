@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The jupyter_kernel_plan action: the kernel's names and the ipykernel install into a conda env.
-The rules are tested on module_utils.kernelspec."""
+The rules are tested on module_utils.decide.kernelspec."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

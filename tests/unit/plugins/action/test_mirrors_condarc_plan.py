@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The mirrors_condarc_plan action: the .condarc of each candidate, whether the inputs hold a
-secret, and the check of what real conda loads. The rules are tested on module_utils.conda_mirrors."""
+secret, and the check of what real conda loads. The rules are tested on module_utils.conda.mirrors."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

@@ -6,7 +6,7 @@
 ansible_facts, the node read through nvidia_driver_probe (counted: one round-trip, only in the stages
 that need the node), the keyed preflight decision, and what each stage hands the role.
 
-The rules themselves are tested on module_utils.nvidia_driver; what the probe reads on a node, on
+The rules themselves are tested on module_utils.decide.nvidia_driver; what the probe reads on a node, on
 the probe module. Here the probe answers what a (fake) node would."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -23,7 +23,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible.playbook.play_context import PlayContext
 from ansible.template import Templar, trust_as_template
 from ansible_collections.aistack.gpu_node.plugins.action.nvidia_driver_plan import ActionModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager
 
 PROBE = "aistack.gpu_node.nvidia_driver_probe"
 ROLE = os.path.join(REPO_ROOT, "roles", "nvidia_driver")

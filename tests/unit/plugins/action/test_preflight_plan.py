@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The preflight_plan action: input checked before the node is asked, then the free space measured
-on the node and the report built. The report's rules are tested on module_utils.node_preflight."""
+on the node and the report built. The report's rules are tested on module_utils.decide.node_preflight."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES, REPO_ROOT
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import apex_build
 
 
 def _apex_layout(name):

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES, REPO_ROOT
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import apex_build
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import apex_build
 
 H200_RESULTS = os.path.join(REPO_ROOT, "tests", "gpu", "results", "h200")
 TESTED_COMMIT = "6424da3b4faa6c8f062da4a48c424fff3f02d42d"

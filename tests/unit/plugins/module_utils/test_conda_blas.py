@@ -14,8 +14,8 @@ import re
 import pytest
 
 from conftest import FIXTURES, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_env import CondaEnvError
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import blas as cb
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.env import CondaEnvError
 
 VENV = '/tmp/condablas/npvenv'
 OPENBLAS = VENV + '/lib/python3.11/site-packages/numpy.libs/libscipy_openblas64_-32a4b2a6.so'

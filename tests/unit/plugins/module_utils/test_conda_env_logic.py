@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, read_conda
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 # The environment.yml behind env-create-demo-pip.txt / env-export-full.yml.txt.
 DEMO_PIP = {'name': 'demo-pip', 'channels': ['conda-forge'],

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What conda_env_plan decides before, and checks after, the conda_env module: each declared env's
-refusals, the BLAS it asks for, the result facts and the lock check (module_utils.conda_env, conda_blas)."""
+refusals, the BLAS it asks for, the result facts and the lock check (module_utils.conda.env, conda.blas)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -10,8 +10,8 @@ __metaclass__ = type
 import pytest
 
 from conftest import read_conda
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_blas as cb
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import blas as cb
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 TORCH_ENV = {'channels': ['conda-forge'], 'dependencies': ['python=3.11', 'pip', {'pip': ['torch==2.11.0']}]}
 

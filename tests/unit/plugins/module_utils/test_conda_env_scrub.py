@@ -12,7 +12,7 @@ import json
 import os
 
 from conftest import read_conda
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 SECRET = 'S3cretMirrorPw'
 MIRROR = 'file:///srv/conda-mirror'

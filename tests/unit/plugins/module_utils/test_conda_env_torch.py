@@ -15,9 +15,9 @@ import re
 import pytest
 
 from conftest import read_h100, read_h200, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
-from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import parse_proc_driver_version, parse_query_gpu_csv
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda import checks as cuda_checks
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import parse_proc_driver_version, parse_query_gpu_csv
 
 H200_DRIVER = parse_proc_driver_version(read_h200('proc-driver-nvidia-version.txt'))['version']
 H200_TORCH = re.search(r'^torch (\S+)', read_h200('torch-info.txt'), re.M).group(1)

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 
 SHA = 'a' * 64
 

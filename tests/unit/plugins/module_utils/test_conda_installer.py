@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.installer import (
     choose_installer,
     existing_prefix_action,
     install_action,

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import read_conda
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
 
 REPODATA = json.dumps({'info': {'subdir': 'noarch'}, 'packages': {},
                        'packages.conda': {'libfoo-1.0.0-h4616a5c_0.conda': {'name': 'libfoo'}}})

@@ -11,7 +11,8 @@ import datetime
 import pytest
 
 from conftest import read_h100, read_h200
-from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_checks, nvidia_parsers
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda import checks as cuda_checks
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import nvidia_parsers
 
 
 CU130_ARCH = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import SHARED
-from ansible_collections.aistack.gpu_node.plugins.module_utils import cuda_tables
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda import tables as cuda_tables
 
 DATA_FILE = os.path.join(SHARED, "reference", "cuda_compat_data.yml")
 STATUSES = {"primary", "secondary", "unconfirmed"}

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import dcgm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import dcgm
 from conftest import read_h100, read_public
 
 H100 = ('ok', (13, 'nvidia-smi reports CUDA 13.0'))

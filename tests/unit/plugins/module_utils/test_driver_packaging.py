@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import driver_packaging, fabric_manager
-from ansible_collections.aistack.gpu_node.plugins.module_utils.driver_packaging import SOURCES
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import KNOWN_BRANCHES, plan_install
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import driver_packaging, fabric_manager
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.driver_packaging import SOURCES
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.nvidia_driver import KNOWN_BRANCHES, plan_install
 
 TODAY = datetime.date(2026, 12, 4)
 H200 = {"name": "NVIDIA H200", "compute_capability": "9.0"}

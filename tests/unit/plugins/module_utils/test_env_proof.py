@@ -1,5 +1,6 @@
-"""plugins/module_utils/env_proof.py: the environment's state digest on fake site folders, the proof
-hand-over, the controller's key, and the way the roles run it (python -c, ahead of their script)."""
+"""plugins/module_utils/probe/env_proof.py: the environment's state digest on fake site folders, the
+proof hand-over and the way the roles run it (python -c, ahead of their script); and
+decide/env_proof.py: the controller's key."""
 
 import json
 import os
@@ -7,7 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.env_proof import proof_holds, proof_key
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import env_proof
 
 PYTHON = "/opt/conda/envs/torch/bin/python"
 
@@ -77,13 +79,13 @@ def test_a_proof_is_handed_over_only_for_the_same_python_and_state(site, tmp_pat
 
 
 def test_the_key_is_the_inputs_in_any_order_and_a_proof_holds_only_for_it():
-    key = env_proof.proof_key({"verify": {"numerics": True, "tolerance": 0.0001}, "script_sha256": "s"})
-    assert key == env_proof.proof_key({"script_sha256": "s", "verify": {"tolerance": 0.0001, "numerics": True}})
-    assert key != env_proof.proof_key({"verify": {"numerics": False, "tolerance": 0.0001}, "script_sha256": "s"})
+    key = proof_key({"verify": {"numerics": True, "tolerance": 0.0001}, "script_sha256": "s"})
+    assert key == proof_key({"script_sha256": "s", "verify": {"tolerance": 0.0001, "numerics": True}})
+    assert key != proof_key({"verify": {"numerics": False, "tolerance": 0.0001}, "script_sha256": "s"})
     assert len(key) == 24
-    assert env_proof.proof_holds({"proof_key": key}, key) is True
-    assert env_proof.proof_holds({"proof_key": "other"}, key) is False
-    assert env_proof.proof_holds(None, key) is False
+    assert proof_holds({"proof_key": key}, key) is True
+    assert proof_holds({"proof_key": "other"}, key) is False
+    assert proof_holds(None, key) is False
 
 
 def test_run_as_the_head_of_a_python_c_text_its_functions_import_by_name(site, tmp_path):

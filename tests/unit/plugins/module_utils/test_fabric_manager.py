@@ -6,7 +6,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from conftest import read_h200, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils.fabric_manager import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.fabric_manager import (
     NO_NVSWITCH,
     fabric_manager_plan,
     fabric_problems,

@@ -6,8 +6,8 @@ import os
 
 import pytest
 import yaml
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_health
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import normalize_pci_bus_id, parse_query_gpu_csv
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import gpu_health
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import normalize_pci_bus_id, parse_query_gpu_csv
 from conftest import REPO_ROOT, read_h200, read_public
 
 CATALOGUE_FILE = os.path.join(REPO_ROOT, "roles", "gpu_validate", "vars", "health_catalogue.yml")

@@ -6,7 +6,7 @@ import os
 
 import pytest
 import yaml
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_validation
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import gpu_validation
 from conftest import REPO_ROOT, read_h100, read_h200
 
 with open(os.path.join(REPO_ROOT, "roles", "gpu_validate", "vars", "gpu_catalogue.yml")) as _handle:

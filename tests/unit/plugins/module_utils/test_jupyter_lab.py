@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """JupyterLab is never reachable without real authentication (issue 35): the refusals of
-module_utils.jupyter_lab, each naming the role variable and what was expected."""
+module_utils.decide.jupyter_lab, each naming the role variable and what was expected."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -11,7 +11,7 @@ import hashlib
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import jupyter_lab
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import jupyter_lab
 
 SALT = '8d2a1f6e4c3b'
 # jupyter_server.auth.passwd('correct horse', 'sha1'): sha1(password + salt).

@@ -12,8 +12,9 @@ import os
 import pytest
 
 from conftest import FIXTURES
-from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec
-from ansible_collections.aistack.gpu_node.plugins.module_utils.kernelspec import KernelspecError
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import kernelspec
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import kernelspec as kernelspec_node
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.kernelspec import KernelspecError
 
 ARGV = ['/opt/conda/envs/torch/bin/python', '-m', 'ipykernel_launcher', '-f', '{connection_file}']
 IPYKERNEL_7 = os.path.join(FIXTURES, 'jupyter', 'ipykernel-7-kernel.json')
@@ -99,21 +100,21 @@ def test_refuses_env_values_that_are_not_scalars():
 
 
 def test_system_directory_under_prefix(tmp_path):
-    assert kernelspec.kernel_directory('torch') == '/usr/local/share/jupyter/kernels/torch'
-    assert kernelspec.kernel_directory('torch', 'system', str(tmp_path)) == str(tmp_path / 'share/jupyter/kernels/torch')
+    assert kernelspec_node.kernel_directory('torch') == '/usr/local/share/jupyter/kernels/torch'
+    assert kernelspec_node.kernel_directory('torch', 'system', str(tmp_path)) == str(tmp_path / 'share/jupyter/kernels/torch')
 
 
 def test_user_directory_from_the_password_database():
     passwd = FakePasswd(PasswdEntry('alice', 1001, 1001, '/home/alice'), PasswdEntry('root', os.geteuid(), 0, '/root'))
-    assert kernelspec.kernel_directory('torch', 'user', user='alice', passwd=passwd) == \
+    assert kernelspec_node.kernel_directory('torch', 'user', user='alice', passwd=passwd) == \
         '/home/alice/.local/share/jupyter/kernels/torch'
-    assert kernelspec.kernel_directory('torch', 'user', passwd=passwd) == '/root/.local/share/jupyter/kernels/torch'
+    assert kernelspec_node.kernel_directory('torch', 'user', passwd=passwd) == '/root/.local/share/jupyter/kernels/torch'
     with pytest.raises(KernelspecError, match="^user 'bob' does not exist"):
-        kernelspec.kernel_directory('torch', 'user', user='bob', passwd=passwd)
+        kernelspec_node.kernel_directory('torch', 'user', user='bob', passwd=passwd)
 
 
 def test_explicit_path_wins_over_scope(tmp_path):
-    assert kernelspec.kernel_directory('torch', 'user', user='nobody-here', path=str(tmp_path) + '/k/') == str(tmp_path / 'k')
+    assert kernelspec_node.kernel_directory('torch', 'user', user='nobody-here', path=str(tmp_path) + '/k/') == str(tmp_path / 'k')
 
 
 def test_compares_parsed_json_not_text():
@@ -160,9 +161,9 @@ def test_refuses_resource_names_that_are_not_plain_files(file_name):
 
 def test_sha256_of_file_and_missing_file(tmp_path):
     (tmp_path / 'logo.png').write_bytes(b'abc')
-    assert kernelspec.sha256_of(str(tmp_path / 'logo.png')) == \
+    assert kernelspec_node.sha256_of(str(tmp_path / 'logo.png')) == \
         'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'
-    assert kernelspec.sha256_of(str(tmp_path / 'missing.png')) is None
+    assert kernelspec_node.sha256_of(str(tmp_path / 'missing.png')) is None
 
 
 def test_ipykernel_into_a_conda_env_from_conda_forge_only():

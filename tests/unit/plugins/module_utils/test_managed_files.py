@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""plugins/module_utils/managed_files.py: whether each directory and file is already in place, with
+"""plugins/module_utils/probe/managed_files.py: whether each directory and file is already in place, with
 fake probes (lstat, checksum, uid_of, gid_of) and on a real tmp_path with the node's own ones."""
 
 from __future__ import (absolute_import, division, print_function)
@@ -16,7 +16,7 @@ from collections import namedtuple
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.managed_files import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import (
     content_checksum, entry_state, file_checksum, files_state, wanted_mode)
 
 FakeStat = namedtuple("FakeStat", "st_mode st_uid st_gid")

@@ -9,7 +9,7 @@ import glob
 import os
 
 from conftest import REPO_ROOT
-from ansible_collections.aistack.gpu_node.plugins.module_utils import multi_gpu_env
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import multi_gpu_env
 
 
 def test_multicast_off_env_is_pinned():
@@ -29,7 +29,7 @@ def test_each_caller_gets_its_own_copy():
 
 def test_no_role_or_plugin_code_defines_it_again():
     places = ["roles/*/%s/**/*" % part for part in ("vars", "defaults", "tasks", "templates", "files", "handlers")]
-    places += ["plugins/module_utils/*.py", "plugins/action/*.py", "plugins/filter/*.py"]
+    places += ["plugins/module_utils/**/*.py", "plugins/action/*.py", "plugins/filter/*.py"]
     defined_again = []
     for pattern in places:
         for path in glob.glob(os.path.join(REPO_ROOT, pattern), recursive=True):

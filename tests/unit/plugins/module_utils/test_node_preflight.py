@@ -5,7 +5,8 @@ from collections import namedtuple
 import pytest
 
 from conftest import FIXTURES
-from ansible_collections.aistack.gpu_node.plugins.module_utils import node_preflight
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import node_preflight
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_preflight import measure_paths
 
 SUPPORTED = {"Ubuntu": ["22.04", "24.04"], "Debian": ["12"], "RedHat": ["8", "9"], "Rocky": ["8", "9"]}
 StatVFS = namedtuple("StatVFS", "f_bavail f_frsize f_blocks")
@@ -90,8 +91,8 @@ def test_measure_paths_walks_up_to_the_existing_parent():
         calls.append(path)
         return StatVFS(f_bavail=2560, f_frsize=4096, f_blocks=25600)
 
-    measured = node_preflight.measure_paths(["/opt/conda/envs", "/opt"], statvfs=statvfs,
-                                            exists=existing.__contains__, ismount=mounts.__contains__)
+    measured = measure_paths(["/opt/conda/envs", "/opt"], statvfs=statvfs,
+                             exists=existing.__contains__, ismount=mounts.__contains__)
     assert calls == ["/opt", "/opt"]
     assert measured[0] == {"path": "/opt/conda/envs", "measured_at": "/opt", "exists": False, "mount": "/",
                            "free_mib": 10, "total_mib": 100}
@@ -99,7 +100,7 @@ def test_measure_paths_walks_up_to_the_existing_parent():
 
 
 def test_measure_paths_on_this_machine(tmp_path):
-    (measured,) = node_preflight.measure_paths([str(tmp_path / "not" / "yet")])
+    (measured,) = measure_paths([str(tmp_path / "not" / "yet")])
     assert measured["measured_at"] == str(tmp_path)
     stats = os.statvfs(str(tmp_path))
     assert abs(measured["free_mib"] - stats.f_bavail * stats.f_frsize // 2**20) < 256

@@ -14,7 +14,8 @@ from collections import namedtuple
 import pytest
 
 from conftest import read_h200, read_public, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_collection, node_access, nvidia_parsers, toolchain_probe, versions
+from ansible_collections.aistack.gpu_node.plugins.module_utils import versions
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import gpu_collection, node_access, nvidia_parsers, toolchain
 
 
 # The H200 host's values (nvidia-smi-query-gpu.csv, nvidia-smi-q-head.txt: MIG Disabled) in the
@@ -198,9 +199,9 @@ def test_small_parsers():
     assert nvidia_parsers.parse_cpulist(read_h200("sysfs-node.txt").split()[-1]) == list(range(16))
     assert nvidia_parsers.normalize_pci_bus_id("00000000:3B:00.0") == "0000:3b:00.0"
     assert nvidia_parsers.normalize_pci_bus_id(None) is None
-    assert toolchain_probe.format_cudnn_version(91900) == "9.19.0"
-    assert toolchain_probe.format_cudnn_version(8907) == "8.9.7"
-    assert toolchain_probe.format_cudnn_version(None) is None
+    assert toolchain.format_cudnn_version(91900) == "9.19.0"
+    assert toolchain.format_cudnn_version(8907) == "8.9.7"
+    assert toolchain.format_cudnn_version(None) is None
 
 
 @pytest.mark.parametrize("name, cc", [
@@ -417,28 +418,28 @@ def test_import_nvml_is_optional(monkeypatch):
     ({}, None, False, (None, None)),
 ])
 def test_resolve_cuda_home_in_torch_order(environ, nvcc, local, expected):
-    assert toolchain_probe.resolve_cuda_home(environ, lambda name: nvcc, lambda path: local) == expected
+    assert toolchain.resolve_cuda_home(environ, lambda name: nvcc, lambda path: local) == expected
 
 
 def test_collect_nvcc(tmp_path):
     runner = FakeRunner({"nvcc": (0, read_h200("nvcc-version.txt"), "")})
-    nvcc = toolchain_probe.collect_nvcc(runner, "/usr/local/cuda", "nvcc on PATH")
+    nvcc = toolchain.collect_nvcc(runner, "/usr/local/cuda", "nvcc on PATH")
     assert nvcc == {"present": True, "cuda_home": "/usr/local/cuda", "found_by": "nvcc on PATH", "path": "/usr/local/cuda/bin/nvcc",
                     "release": "13.0", "version": "13.0.88", "error": None}
     assert runner.calls == [["/usr/local/cuda/bin/nvcc", "--version"]]
 
 
 def test_collect_nvcc_missing():
-    assert "no CUDA home" in toolchain_probe.collect_nvcc(FakeRunner({}), None, None)["error"]
-    missing = toolchain_probe.collect_nvcc(FakeRunner({}), "/opt/cuda", "CUDA_HOME")
+    assert "no CUDA home" in toolchain.collect_nvcc(FakeRunner({}), None, None)["error"]
+    missing = toolchain.collect_nvcc(FakeRunner({}), "/opt/cuda", "CUDA_HOME")
     assert missing["present"] is False and "not found" in missing["error"]
 
 
 def test_find_forward_compat(tmp_path):
     write(tmp_path, "usr/local/cuda-13.0/compat/libcuda.so.580.95.05", "")
-    assert toolchain_probe.find_forward_compat(str(tmp_path), "13.0") == {"path": "/usr/local/cuda-13.0/compat", "present": True}
-    assert toolchain_probe.find_forward_compat(str(tmp_path), "12.8") == {"path": "/usr/local/cuda-12.8/compat", "present": False}
-    assert toolchain_probe.find_forward_compat(str(tmp_path), None) is None
+    assert toolchain.find_forward_compat(str(tmp_path), "13.0") == {"path": "/usr/local/cuda-13.0/compat", "present": True}
+    assert toolchain.find_forward_compat(str(tmp_path), "12.8") == {"path": "/usr/local/cuda-12.8/compat", "present": False}
+    assert toolchain.find_forward_compat(str(tmp_path), None) is None
 
 
 def runner_with_pythonpath(pythonpath):
@@ -454,10 +455,10 @@ def test_python_probe_without_torch_runs_for_real(tmp_path):
     """The probe script itself, run by this interpreter with torch made unimportable."""
     write(tmp_path, "torch/__init__.py", "raise ImportError('no torch in this test')\n")
 
-    probe = toolchain_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
+    probe = toolchain.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     assert probe["error"] is None
     assert probe["torch"]["present"] is False and "no torch in this test" in probe["torch"]["error"]
-    assert probe["apex"] == {"present": False, "extensions": dict((name, False) for name in toolchain_probe.APEX_EXTENSIONS)}
+    assert probe["apex"] == {"present": False, "extensions": dict((name, False) for name in toolchain.APEX_EXTENSIONS)}
 
 
 def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
@@ -472,7 +473,7 @@ def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
     write(tmp_path, "apex/__init__.py", "")
     write(tmp_path, "amp_C.py", "")
 
-    probe = toolchain_probe.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
+    probe = toolchain.collect_python(runner_with_pythonpath(tmp_path), sys.executable)
     torch_info = probe["torch"]
     assert torch_info["version"] == "2.11.0+cu130" and torch_info["cuda"] == "13.0" and torch_info["cudnn_version"] == "9.19.0"
     assert torch_info["cuda_available"] is False
@@ -482,11 +483,11 @@ def test_python_probe_with_fake_torch_runs_for_real(tmp_path):
 
 
 def test_python_probe_interpreter_missing_or_garbage():
-    probe = toolchain_probe.collect_python(FakeRunner({}), "/nonexistent/bin/python")
+    probe = toolchain.collect_python(FakeRunner({}), "/nonexistent/bin/python")
     assert "did not run the probe" in probe["error"] and probe["torch"] == {"present": False}
-    garbage = toolchain_probe.collect_python(FakeRunner({"python": (0, "{not json\n", "")}), "python")
+    garbage = toolchain.collect_python(FakeRunner({"python": (0, "{not json\n", "")}), "python")
     assert garbage["error"]
-    ok = toolchain_probe.collect_python(FakeRunner({"python": (0, "noise\n" + json.dumps({"torch": {"present": False}}) + "\n", "")}), "python")
+    ok = toolchain.collect_python(FakeRunner({"python": (0, "noise\n" + json.dumps({"torch": {"present": False}}) + "\n", "")}), "python")
     assert ok["error"] is None and ok["interpreter"] == "python"
 
 

@@ -8,8 +8,8 @@ __metaclass__ = type
 import pytest
 
 from conftest import h200_host, make_host, read_h200, read_public, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import numa_topology
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import numa_topology
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import (
     parse_cpulist,
     parse_topo_matrix,
 )

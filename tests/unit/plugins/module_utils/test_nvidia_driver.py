@@ -14,8 +14,9 @@ import re
 import pytest
 
 from conftest import FIXTURES, read_h200, read_public
-from ansible_collections.aistack.gpu_node.plugins.module_utils import nvidia_driver, nvidia_parsers
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_driver import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import nvidia_parsers
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.nvidia_driver import (
     adopt_report,
     check_install,
     decide,

@@ -3,7 +3,7 @@ import stat
 
 import pytest
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.root_owned_tree import entry_problems, make_root_owned, scan
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.root_owned_tree import entry_problems, make_root_owned, scan
 
 MEMBER = 1001
 

@@ -12,7 +12,7 @@ import os
 import shutil
 
 from conftest import run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_env as ce
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce
 from ansible_collections.aistack.gpu_node.plugins.modules import conda_env
 from test_conda_env import SPEC, node  # noqa: F401  pylint: disable=unused-import
 

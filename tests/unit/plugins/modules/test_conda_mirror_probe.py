@@ -121,7 +121,7 @@ def test_bad_input_named(capsys):
 def test_mirror_in_use_read_from_the_condarc_the_role_wrote(mirrors, capsys, tmp_path):
     """The role hands the system .condarc's path: the module reads its channel_alias on the node."""
     import yaml
-    from ansible_collections.aistack.gpu_node.plugins.module_utils import conda_mirrors as cm
+    from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
     condarc = tmp_path / '.condarc'
     condarc.write_text('# Managed by Ansible\n' + yaml.safe_dump(
         cm.build_condarc(mirrors['slow'], ['conda-forge'], 'miniforge'), sort_keys=False, indent=2))

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The dcgm_plan module: what it reads on a (fake) node and hands the role. The rules are tested on
-module_utils.dcgm; here dpkg-query, rpm, dnf and dcgmi answer from recorded outputs."""
+module_utils.decide.dcgm; here dpkg-query, rpm, dnf and dcgmi answer from recorded outputs."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type

@@ -10,7 +10,7 @@ import pytest
 from ansible.module_utils import basic
 
 from conftest import read_h200, run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import gpu_collection, nvidia_parsers
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import gpu_collection, nvidia_parsers
 from ansible_collections.aistack.gpu_node.plugins.modules import gpu_facts
 
 

@@ -1,4 +1,4 @@
-"""The gpu_health module: where it reads the kernel log, the DCGM option, and its refusals (over module_utils.gpu_health)."""
+"""The gpu_health module: where it reads the kernel log, the DCGM option, and its refusals (over module_utils.decide.gpu_health)."""
 
 import json
 import os

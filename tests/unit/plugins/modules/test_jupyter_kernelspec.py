@@ -14,7 +14,7 @@ import stat
 import pytest
 
 from conftest import FIXTURES, run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import kernelspec
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import kernelspec
 from ansible_collections.aistack.gpu_node.plugins.modules import jupyter_kernelspec
 
 ARGV = ['/opt/conda/envs/torch/bin/python', '-m', 'ipykernel_launcher', '-f', '{connection_file}']

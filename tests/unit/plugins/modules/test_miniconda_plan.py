@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The miniconda_plan module: what it reads of a (fake) prefix and the decision it hands the role.
-The rules themselves are tested on module_utils.conda_installer."""
+The rules themselves are tested on module_utils.conda.installer."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -17,7 +17,7 @@ import yaml
 from ansible.module_utils import basic
 from conftest import REPO_ROOT, run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import miniconda_plan
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_installer import started_record_name
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.installer import started_record_name
 
 with open(os.path.join(REPO_ROOT, "roles", "miniconda", "vars", "main.yml")) as _handle:
     TABLE = yaml.safe_load(_handle)["__miniconda_installers"]

@@ -9,7 +9,8 @@ import pytest
 from ansible.module_utils import basic
 
 from conftest import h200_host, read_h200, run_module, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import host_tuning, multi_gpu_env, numa_topology
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import multi_gpu_env
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import host_tuning, numa_topology
 from ansible_collections.aistack.gpu_node.plugins.modules import numa_facts
 
 

@@ -11,7 +11,7 @@ import pytest
 from ansible.module_utils import basic
 
 from conftest import run_module, write
-from ansible_collections.aistack.gpu_node.plugins.module_utils import host_tuning
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import host_tuning
 from ansible_collections.aistack.gpu_node.plugins.modules import numa_host_tuning
 
 WANTED = {"numa_balancing": False, "thp": "madvise", "governor": "performance"}

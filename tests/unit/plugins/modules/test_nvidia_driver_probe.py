@@ -7,7 +7,7 @@
 Its readers are fed fake trees (/lib/modules, sysfs's PCI devices, the boot id, the record, the
 Secure Boot efivar); the module's commands (dpkg-query, rpm, mokutil, dkms, dpkg, dnf) answer from
 recorded outputs by program name. It decides nothing: the decisions are tested on the action and on
-module_utils.nvidia_driver."""
+module_utils.decide.nvidia_driver."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -18,7 +18,7 @@ import pytest
 
 from ansible.module_utils import basic
 from conftest import read_public, run_module
-from ansible_collections.aistack.gpu_node.plugins.module_utils import fabric_manager, nvidia_driver
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager, nvidia_driver
 from ansible_collections.aistack.gpu_node.plugins.modules import nvidia_driver_probe as probe
 
 

@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import env_proof
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import env_proof
 
 CORE_FLAGS = ("--cpp_ext", "--cuda_ext")
 # Upstream measured about 3.6 GiB of memory per parallel compile job (APEX pull #1882).

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import redact
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.mirrors import redact
 
 FLAVORS = ("miniconda", "miniforge")
 _INSTALLER_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-(\d+))?$")

@@ -19,11 +19,11 @@ import json
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_blas import blas_problems
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import _USERINFO, redact
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_spec import MATCHSPEC_NAME as _MATCHSPEC_NAME
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_spec import CondaEnvError, matchspec_name
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.blas import blas_problems
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.mirrors import _USERINFO, redact
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.spec import MATCHSPEC_NAME as _MATCHSPEC_NAME
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.spec import CondaEnvError, matchspec_name
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.checks import (
     best_wheel_for_node,
     gpus_label,
     torch_cuda_arch_list,

@@ -8,7 +8,7 @@ Each constant mirrors the section of the research data file (its copy in the rep
 ``tests/unit/fixtures/shared/reference/cuda_compat_data.yml``) with the same name (upper-cased);
 the unit test ``test_cuda_tables.py`` compares them so they cannot drift.
 Every entry keeps its ``status`` (primary, secondary, unconfirmed) and ``source``; the checks in
-``cuda_checks`` never turn an ``unconfirmed`` entry into an error.
+``cuda/checks.py`` never turn an ``unconfirmed`` entry into an error.
 
 ``GPU_GENERATIONS`` and ``DRIVER_BRANCHES_ADDED`` are the tables not in the data file: the first
 names the architecture of a compute capability major/minor so the driver-branch and kernel-module
@@ -973,7 +973,7 @@ GPU_GENERATIONS = {
 }
 
 # Driver branches that DRIVER_BRANCHES (the data file's section) lacks, each with its own source;
-# cuda_checks.driver_branches() reads both. No end of life: their lifecycle is reported as unknown.
+# driver_branches() of cuda/checks.py reads both. No end of life: their lifecycle is reported as unknown.
 DRIVER_BRANCHES_ADDED = {
     "source": "per entry",
     "status": "primary",

@@ -13,7 +13,7 @@ import glob
 import json
 import os
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import parse_nvcc_version
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import parse_nvcc_version
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import major_minor
 
 

@@ -2,14 +2,14 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What every conda decision shares and builds on: the error a decision raises and a match spec's
-package name. conda_env and conda_blas both import it, so neither imports the other's way back."""
+package name. conda/env.py and conda/blas.py both import it, so neither imports the other's way back."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_mirrors import redact
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.mirrors import redact
 
 MATCHSPEC_NAME = re.compile(r'^(?:[^:\s]+::)?([A-Za-z0-9_][A-Za-z0-9_.-]*)')
 

@@ -15,7 +15,7 @@ import os
 import pwd
 import stat
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.env_proof import file_digest
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.env_proof import file_digest
 
 # What a directory and a file have in common; the module and its action plugin take the same.
 ENTRY_OPTIONS = dict(

@@ -22,7 +22,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils import driver_packaging
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import driver_packaging
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 NVIDIA_VENDOR = "10de"

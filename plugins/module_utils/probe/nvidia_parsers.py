@@ -11,7 +11,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import PARSING
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import PARSING
 
 
 QUERY_GPU_FIELDS = (

@@ -2,23 +2,19 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Pure logic of a declarative Jupyter kernelspec: the kernel.json wanted from module options,
-where it lives, whether what is on disk already says the same, and the diff when it does not.
-Nothing here writes; the module does."""
+whether what is on disk already says the same, and the diff when it does not. Where it lives on the
+node is probe/kernelspec.py's. Nothing here writes; the module does."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import hashlib
 import json
-import os
-import pwd
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_env import NODEFAULTS, env_name_from_prefix
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.env import NODEFAULTS, env_name_from_prefix
 
 KERNEL_FILE = 'kernel.json'
 CONNECTION_FILE_PLACEHOLDER = '{connection_file}'
-DEFAULT_PREFIX = '/usr/local'
 
 # Jupyter accepts these characters in a kernel name and lower-cases the name when it installs
 # or looks one up, so an upper-case name would never match its own directory.
@@ -127,27 +123,6 @@ def build_kernel(argv, display_name, language='python', env=None, metadata=None,
     return kernel
 
 
-def home_of(user, passwd=pwd):
-    """Home directory of ``user`` (name or uid), or of the effective user when ``user`` is None."""
-    try:
-        if user is None:
-            return passwd.getpwuid(os.geteuid()).pw_dir
-        return passwd.getpwnam(user).pw_dir
-    except KeyError:
-        raise KernelspecError('user %r does not exist on this node' % (user,))
-
-
-def kernel_directory(name, scope='system', prefix=None, user=None, path=None, passwd=pwd):
-    """Directory of the kernelspec: ``path`` when given, else the scope's standard Jupyter location."""
-    if path:
-        return os.path.normpath(path)
-    if scope == 'system':
-        return os.path.join(prefix or DEFAULT_PREFIX, 'share', 'jupyter', 'kernels', name)
-    if scope == 'user':
-        return os.path.join(home_of(user, passwd), '.local', 'share', 'jupyter', 'kernels', name)
-    raise KernelspecError('scope must be system or user, got %r' % (scope,))
-
-
 def parse_kernel(text):
     """The parsed kernel.json, or None when ``text`` is missing or not a JSON object."""
     if text is None:
@@ -191,14 +166,3 @@ def validate_resource_name(file_name):
         raise KernelspecError('resources key %r must be a plain file name such as logo-64x64.png' % (file_name,))
     if file_name == KERNEL_FILE:
         raise KernelspecError('resources must not name %s; it is built from the other options' % KERNEL_FILE)
-
-
-def sha256_of(path, chunk_size=1024 * 1024):
-    """Hex sha256 of the file at ``path``, or None when there is no such file."""
-    if not os.path.isfile(path):
-        return None
-    digest = hashlib.sha256()
-    with open(path, 'rb') as handle:
-        for chunk in iter(lambda: handle.read(chunk_size), b''):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -8,7 +8,7 @@
   for a requested source, branch, exact version and kernel module flavour, given its OS and
   the GPUs that ``gpu_facts`` found. The flavour rules (open module required for Blackwell and
   Grace Hopper, proprietary for Maxwell/Pascal/Volta, open by default for Turing and newer from
-  R560) and branch rules come from ``cuda_checks`` so they are written once.
+  R560) and branch rules come from ``cuda/checks.py`` so they are written once.
 - ``resolve_mode()``: install, adopt, skip (no NVIDIA GPU), or refuse, from what is on the node.
 - ``adopt_report()``: the policy check of a driver this role did not install.
 - ``parse_secure_boot()`` and ``parse_dkms_status()``: the node's Secure Boot state and DKMS
@@ -25,15 +25,15 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_checks import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.checks import (
     branch_lifecycle,
     driver_branches,
     driver_policy_findings,
     gpu_generation,
     lifecycle_text,
 )
-from ansible_collections.aistack.gpu_node.plugins.module_utils import driver_packaging, fabric_manager
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import KERNEL_MODULE_FLAVOR
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import KERNEL_MODULE_FLAVOR
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import driver_packaging, fabric_manager
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
 
 SOURCES = ("auto", "distro", "nvidia")
@@ -276,7 +276,7 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     installed before the driver, or None), ``upgrader_exclusions`` (``upgrader_exclusions()``),
     ``headers``, ``nvidia_repo``, ``signed_modules``, ``packaging_sources`` (where the package
     names and pinning rules of this plan come from: ``driver_packaging``), ``lifecycle``
-    (``cuda_checks.branch_lifecycle()`` of the branch on ``today``) and ``warnings`` (an
+    (``branch_lifecycle()`` of cuda/checks.py, of the branch on ``today``) and ``warnings`` (an
     end-of-life branch, rules whose table entry is unconfirmed: reported, never fatal). An
     end-of-life branch is a problem with ``refuse_eol``.
     """

@@ -6,7 +6,7 @@
 
 - ``cuda_major()``: the CUDA major of the node's driver, from ``nvidia-smi`` (gpu_facts) or, where
   the driver does not answer yet (installed, not loaded), from its version and CUDA's minor-version
-  compatibility floors (``cuda_tables``).
+  compatibility floors (``cuda/tables.py``).
 - ``package_for()``: DCGM 4's package for that CUDA major and the node's OS family.
 - ``installed_dcgm()``: the DCGM the node's package manager has, from its package list.
 - ``decide()``: skip (no GPU), absent (not installed, install off), install (or upgrade one this
@@ -24,7 +24,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import MINOR_VERSION_COMPAT_FLOOR
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import MINOR_VERSION_COMPAT_FLOOR
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import compare_versions, version_tuple
 
 SOURCE_INSTALL = 'https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/getting-started.html'

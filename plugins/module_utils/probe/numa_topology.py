@@ -15,9 +15,9 @@ import glob
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.gpu_collection import scan_pci
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_root_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.gpu_collection import scan_pci
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_root_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import (
     parse_cpulist,
     parse_topo_matrix,
 )

@@ -15,9 +15,9 @@ import glob
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import GPU_COMPUTE_CAPABILITY
-from ansible_collections.aistack.gpu_node.plugins.module_utils.node_access import read_root_file
-from ansible_collections.aistack.gpu_node.plugins.module_utils.nvidia_parsers import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import GPU_COMPUTE_CAPABILITY
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_root_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import (
     DRIVER_LIBRARY_MISMATCH,
     QUERY_GPU_FIELDS,
     normalize_pci_bus_id,

@@ -18,7 +18,7 @@ import json
 import os
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.conda_spec import CondaEnvError, matchspec_name
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.spec import CondaEnvError, matchspec_name
 
 BLAS_VENDORS = ('openblas', 'mkl', 'blis', 'netlib')
 SELECTORS = ('blas', 'libblas')

@@ -5,7 +5,7 @@
 """Verdict engine for the CUDA chain: driver, toolkit (nvcc), torch build and GPU.
 
 ``evaluate()`` takes the ``aistack_gpu`` facts, the Python probe and the nvcc probe (see
-``gpu_collection`` and ``toolchain_probe``) and returns findings, each ``{id, severity, message, fix}``, plus a verdict. It is
+``probe/gpu_collection.py`` and ``probe/toolchain.py``) and returns findings, each ``{id, severity, message, fix}``, plus a verdict. It is
 pure: no I/O, so every rule is a table-driven unit test. A rule that rests on a table entry with
 status ``unconfirmed`` reports a warning at most, never an error.
 """
@@ -16,7 +16,7 @@ __metaclass__ = type
 import datetime
 import re
 
-from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda_tables import (
+from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import (
     ARCH_SUPPORT,
     DRIVER_BRANCHES,
     DRIVER_BRANCHES_ADDED,
@@ -690,8 +690,8 @@ def driver_policy_findings(driver_version, flavour, gpus):
 def evaluate(facts, probe, nvcc, required_cuda=None, apex=True, forward_compat=None, today=None):
     """Run every rule. Returns ``{"findings": [...], "verdict": "ok"|"warning"|"error"}``.
 
-    ``facts``: ``aistack_gpu``; ``probe``: ``toolchain_probe.collect_python()`` output; ``nvcc``:
-    ``toolchain_probe.collect_nvcc()`` output; ``forward_compat``: ``toolchain_probe.find_forward_compat()``;
+    ``facts``: ``aistack_gpu``; ``probe``: ``toolchain.collect_python()`` output; ``nvcc``:
+    ``toolchain.collect_nvcc()`` output; ``forward_compat``: ``toolchain.find_forward_compat()`` (probe/toolchain.py);
     ``today``: the date the driver branch's lifecycle is judged on (default: the current date).
     """
     torch_info = (probe or {}).get("torch") or {}

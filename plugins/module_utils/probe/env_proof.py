@@ -10,8 +10,8 @@ that digest and what was asked (the proof's key) are the same; any change proves
 
 ``env_state`` and ``recorded_proof`` run in the target environment's Python: the roles run this
 file's text with ``python -c`` ahead of their own script, which imports them as ``aistack_env_proof``.
-So this file uses the standard library only. ``proof_key`` and ``proof_holds`` run on the controller,
-``file_digest`` on either side (and in the managed_files module).
+So this file uses the standard library only. ``file_digest`` runs on either side (and in the
+managed_files module). Whether a recorded proof holds is decided on the controller (decide/env_proof.py).
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -96,18 +96,6 @@ def recorded_proof(path, python, state):
     if not isinstance(proof, dict) or [proof.get("python"), proof.get("env_state")] != [python, state]:
         return None
     return proof
-
-
-def proof_key(inputs):
-    """Key of what a proof was asked to show beyond the environment's state: 24 hex digits of the
-    sha256 of ``inputs`` (the checks' options, the checking script's digest ...) as sorted JSON."""
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()[:24]
-
-
-def proof_holds(proof, key):
-    """Whether ``proof`` (the probe's, made on the environment's present state, or None) was made for
-    ``key``."""
-    return isinstance(proof, dict) and proof.get("proof_key") == key
 
 
 if __name__ == "__main__":

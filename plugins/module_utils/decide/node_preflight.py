@@ -1,18 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Pure logic of the shared preflight: a report on a node's facts, and the problems that must
-stop provisioning before anything changes. Every problem names the variable that decides it."""
+"""Pure logic of the shared preflight: a report on a node's facts (and the free space that
+probe/node_preflight.py measured), and the problems that must stop provisioning before anything
+changes. Every problem names the variable that decides it."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import os
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import version_tuple
-
-MIB = 1024 * 1024
 
 # The virtualization types Ansible's facts give a node that is a container, not a machine.
 CONTAINER_TYPES = ("container", "docker", "podman", "lxc", "containerd", "systemd-nspawn", "openvz", "wsl")
@@ -21,38 +19,6 @@ CONTAINER_TYPES = ("container", "docker", "podman", "lxc", "containerd", "system
 def is_container(virtualization_role, virtualization_type):
     """Whether Ansible's virtualization facts describe a container (which shares its host's kernel)."""
     return virtualization_role == "guest" and virtualization_type in CONTAINER_TYPES
-
-
-def nearest_existing(path, exists=os.path.exists):
-    """``path`` itself, or its closest parent that exists: where an install there would land."""
-    current = os.path.normpath(path)
-    while not exists(current) and current != os.path.dirname(current):
-        current = os.path.dirname(current)
-    return current
-
-
-def mount_point(path, ismount=os.path.ismount):
-    current = os.path.realpath(path)
-    while not ismount(current):
-        current = os.path.dirname(current)
-    return current
-
-
-def measure_paths(paths, statvfs=os.statvfs, exists=os.path.exists, ismount=os.path.ismount):
-    """Free and total MiB of the filesystem holding each path (existing or not)."""
-    measured = []
-    for path in paths:
-        where = nearest_existing(path, exists)
-        stats = statvfs(where)
-        measured.append({
-            'path': path,
-            'measured_at': where,
-            'exists': where == os.path.normpath(path),
-            'mount': mount_point(where, ismount),
-            'free_mib': stats.f_bavail * stats.f_frsize // MIB,
-            'total_mib': stats.f_blocks * stats.f_frsize // MIB,
-        })
-    return measured
 
 
 def platform_version(facts):
