@@ -5,6 +5,7 @@ A checkout is not laid out as ``ansible_collections/aistack/gpu_node``, so a pri
 one symlink to the repository root is placed first on ``sys.path``.
 """
 
+import hashlib
 import json
 import os
 import sys
@@ -18,7 +19,10 @@ sys.path.insert(0, os.path.join(REPO_ROOT, "dev"))
 
 
 def _collection_root():
-    base = os.path.join(tempfile.gettempdir(), "aistack-gpu_node-unit-%d" % os.getuid())
+    # One tree per checkout: two checkouts on one machine (a clone's `make test` beside a worktree's) would
+    # otherwise turn one shared link to and fro, and one run would import the other checkout's plugins.
+    checkout = hashlib.sha256(REPO_ROOT.encode("utf-8")).hexdigest()[:12]
+    base = os.path.join(tempfile.gettempdir(), "aistack-gpu_node-unit-%d-%s" % (os.getuid(), checkout))
     namespace = os.path.join(base, "ansible_collections", "aistack")
     link = os.path.join(namespace, "gpu_node")
     os.makedirs(namespace, exist_ok=True)
