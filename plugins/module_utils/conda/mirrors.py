@@ -313,3 +313,14 @@ def parse_show_sources(text):
     if current is not None:
         sources.append((current, '\n'.join(body).strip() + '\n'))
     return sources
+
+
+# conda create --help: "--solver {classic,libmamba}" (argparse prints a choice option's choices in braces).
+_SOLVER_CHOICES = re.compile(r'--solver \{([^}]*)\}')
+
+
+def create_help_solvers(text):
+    """The solvers a conda has: the choices its ``create --help`` gives ``--solver`` (conda fails every solve
+    when .condarc names another); empty when the help names none."""
+    match = _SOLVER_CHOICES.search(text or '')
+    return [name.strip() for name in match.group(1).split(',') if name.strip()] if match else []

@@ -1,0 +1,158 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: mirrors_condarc_probe
+short_description: Read what the mirrors_condarc role checks on a node before it writes, in one round-trip
+version_added: 0.2.0
+description:
+  - Internal to the P(aistack.gpu_node.mirrors_condarc#role) role, which refuses what it reads wrong before anything
+    is written. It reads, never changes, and decides nothing.
+  - Whether O(conda) exists and, when it does, the solvers it has (the choices of its C(create --help) C(--solver)
+    option). conda fails every solve when .condarc names a solver it lacks.
+  - The accounts of O(users) (home, uid, gid; the node's account database, C(getent passwd)'s source), and which of
+    them the node has no account for.
+  - With O(group), the group's members, or null when the node has no such group.
+  - With O(copy_header), the files in the homes of every other account (C(.condarc) and the backups of one,
+    C(.condarc.*~)) whose first line starts with it, that is the role's copies left with a user no longer in O(users).
+author: aistack.gpu_node contributors (@aistack)
+extends_documentation_fragment:
+  - aistack.gpu_node.attributes.read_only
+options:
+  conda:
+    description: The conda executable of the base the role configures.
+    type: path
+    required: true
+  users:
+    description: The users who get a .condarc of their own.
+    type: list
+    elements: str
+    default: []
+  group:
+    description: The group whose members must be able to read a system .condarc that holds a secret.
+    type: str
+  copy_header:
+    description: The first line of the role's .condarc, up to where it varies; empty looks for no copies.
+    type: str
+    default: ''
+attributes:
+  platform:
+    support: full
+    platforms: posix
+'''
+
+EXAMPLES = r'''
+- name: Read conda, its solvers and the accounts on the node
+  aistack.gpu_node.mirrors_condarc_probe:
+    conda: /opt/conda/bin/conda
+    users: [alice]
+    group: conda
+    copy_header: "# Managed by aistack.gpu_node.mirrors_condarc;"
+  register: node
+'''
+
+RETURN = r'''
+conda_present:
+  description: Whether O(conda) exists.
+  returned: always
+  type: bool
+solvers:
+  description: The solvers O(conda) has; empty when it is missing or its help names none.
+  returned: always
+  type: list
+  elements: str
+  sample: [classic, libmamba]
+accounts:
+  description: Each user of O(users) the node has an account for, with C(home), C(uid) and C(gid).
+  returned: always
+  type: dict
+  sample: {alice: {home: /home/alice, uid: 1000, gid: 1000}}
+unknown_users:
+  description: The users of O(users) the node has no account for, in the given order.
+  returned: always
+  type: list
+  elements: str
+group_members:
+  description: The members of O(group); null when the node has no such group or O(group) is not given.
+  returned: always
+  type: list
+  elements: str
+dropped_copies:
+  description: The role's copies (and backups of them) in the homes of accounts not in O(users), sorted.
+  returned: always
+  type: list
+  elements: str
+  sample: [/home/bob/.condarc, /home/bob/.condarc.4242.2026-12-06@10:00:00~]
+'''
+
+import glob
+import grp
+import os
+import pwd
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
+
+
+def first_line(path):
+    try:
+        with open(path, 'rb') as handle:
+            return handle.readline().decode('utf-8', 'replace')
+    except (IOError, OSError):
+        return ''
+
+
+def role_copies(homes, header):
+    """The files in ``homes`` (.condarc and its backups) whose first line starts with ``header``."""
+    found = []
+    for home in homes:
+        for path in [os.path.join(home, '.condarc')] + glob.glob(os.path.join(glob.escape(home), '.condarc.*~')):
+            if os.path.isfile(path) and first_line(path).startswith(header):
+                found.append(path)
+    return sorted(set(found))
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            conda=dict(type='path', required=True),
+            users=dict(type='list', elements='str', default=[]),
+            group=dict(type='str'),
+            copy_header=dict(type='str', default=''),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    present = os.path.exists(params['conda'])
+    solvers = []
+    if present:
+        rc, out, _err = module.run_command([params['conda'], 'create', '--help'])
+        solvers = cm.create_help_solvers(out) if rc == 0 else []
+    accounts = dict((entry.pw_name, entry) for entry in pwd.getpwall())
+    members = None
+    if params['group']:
+        try:
+            members = list(grp.getgrnam(params['group']).gr_mem)
+        except KeyError:
+            members = None
+    others = sorted(set(entry.pw_dir for name, entry in accounts.items() if name not in params['users'] and entry.pw_dir))
+    module.exit_json(
+        changed=False,
+        conda_present=present,
+        solvers=solvers,
+        accounts=dict((user, dict(home=accounts[user].pw_dir, uid=accounts[user].pw_uid, gid=accounts[user].pw_gid))
+                      for user in params['users'] if user in accounts),
+        unknown_users=[user for user in params['users'] if user not in accounts],
+        group_members=members,
+        dropped_copies=role_copies(others, params['copy_header']) if params['copy_header'] else [],
+    )
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,95 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The mirrors_condarc_probe module: one read of what mirrors_condarc refuses on (conda and its solvers,
+the accounts, the conda group) and of the role's copies a dropped user still has. The account database
+and the group are fakes; conda is a script that prints what the conda stand-in's argparse prints."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import collections
+import grp
+import os
+import pwd
+import stat
+
+from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.modules import mirrors_condarc_probe as probe
+
+MARK = "# Managed by aistack.gpu_node.mirrors_condarc;"
+Account = collections.namedtuple("Account", "pw_name pw_dir pw_uid pw_gid")
+Group = collections.namedtuple("Group", "gr_mem")
+
+# argparse's help for a choice option, as the stand-in (and conda) print it.
+CREATE_HELP = """usage: conda create [-h] [--solver {classic,rattler,libmamba}] [--json] ...
+
+options:
+  --solver {classic,rattler,libmamba}
+                        Choose which solver backend to use.
+"""
+
+
+def test_the_solvers_are_the_choices_of_create_help():
+    assert cm.create_help_solvers(CREATE_HELP) == ["classic", "rattler", "libmamba"]
+    assert cm.create_help_solvers("usage: conda create [-h] [--json]\n") == []
+    assert cm.create_help_solvers("") == [] and cm.create_help_solvers(None) == []
+
+
+def fake_node(monkeypatch, tmp_path, groups):
+    homes = dict((name, tmp_path / name) for name in ("root", "alice", "bob", "carol"))
+    for home in homes.values():
+        home.mkdir()
+    accounts = [Account(name, str(home), 1000 + index, 2000 + index) for index, (name, home) in enumerate(sorted(homes.items()))]
+    # A system account without a home, and one sharing bob's: each home is looked at once.
+    accounts += [Account("daemon", "", 1, 1), Account("bob2", str(homes["bob"]), 1100, 1100)]
+    monkeypatch.setattr(pwd, "getpwall", lambda: accounts)
+
+    def getgrnam(name):
+        if name not in groups:
+            raise KeyError(name)
+        return Group(groups[name])
+    monkeypatch.setattr(grp, "getgrnam", getgrnam)
+    return homes
+
+
+def fake_conda(tmp_path, text=CREATE_HELP, rc=0):
+    conda = tmp_path / "conda"
+    conda.write_text(u"#!/bin/sh\ncat <<'EOF'\n%sEOF\nexit %d\n" % (text, rc))
+    conda.chmod(conda.stat().st_mode | stat.S_IXUSR)
+    return str(conda)
+
+
+def test_one_read_gives_conda_its_solvers_the_accounts_the_group_and_the_dropped_copies(monkeypatch, tmp_path, capsys):
+    homes = fake_node(monkeypatch, tmp_path, {"conda": ["alice"]})
+    # bob was dropped: his copy and a backup of one are the role's; his own file and carol's are not.
+    (homes["bob"] / ".condarc").write_text(u"%s changes here are overwritten.\nchannels: [x]\n" % MARK)
+    (homes["bob"] / ".condarc.4242.2026-12-06@10:00:00~").write_text(u"%s changes here are overwritten.\n" % MARK)
+    (homes["bob"] / ".condarc.own~").write_text(u"channels: [mine]\n")
+    (homes["carol"] / ".condarc").write_text(u"# my settings\n%s\n" % MARK)
+    # alice is still a user: her copy stays.
+    (homes["alice"] / ".condarc").write_text(u"%s changes here are overwritten.\n" % MARK)
+    code, result = run_module(probe, dict(conda=fake_conda(tmp_path), users=["alice", "zed"], group="conda",
+                                          copy_header=MARK), capsys)
+    assert code == 0 and result["changed"] is False
+    assert result["conda_present"] is True and result["solvers"] == ["classic", "rattler", "libmamba"]
+    assert result["accounts"] == {"alice": {"home": str(homes["alice"]), "uid": 1000, "gid": 2000}}
+    assert result["unknown_users"] == ["zed"] and result["group_members"] == ["alice"]
+    assert result["dropped_copies"] == [str(homes["bob"] / ".condarc"), str(homes["bob"] / ".condarc.4242.2026-12-06@10:00:00~")]
+
+
+def test_a_missing_conda_a_missing_group_and_no_header(monkeypatch, tmp_path, capsys):
+    homes = fake_node(monkeypatch, tmp_path, {})
+    (homes["bob"] / ".condarc").write_text(u"%s\n" % MARK)
+    code, result = run_module(probe, dict(conda=str(tmp_path / "absent" / "conda"), users=[], group="conda"), capsys)
+    assert code == 0 and result["conda_present"] is False and result["solvers"] == []
+    assert result["group_members"] is None and result["dropped_copies"] == [] and result["accounts"] == {}
+
+
+def test_a_conda_whose_help_fails_has_no_solvers_to_judge(monkeypatch, tmp_path, capsys):
+    fake_node(monkeypatch, tmp_path, {})
+    code, result = run_module(probe, dict(conda=fake_conda(tmp_path, "Traceback\n", rc=1)), capsys)
+    assert code == 0 and result["conda_present"] is True and result["solvers"] == []
+    assert result["group_members"] is None and os.path.exists(str(tmp_path / "conda"))
