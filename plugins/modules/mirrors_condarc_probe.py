@@ -45,6 +45,7 @@ attributes:
   platform:
     support: full
     platforms: posix
+    description: Any POSIX node with a user and group database (the C(pwd) and C(grp) modules read it).
 '''
 
 EXAMPLES = r'''
