@@ -2,7 +2,9 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The layers of plugins/: no import circle (a lazy import inside a function counts), module_utils
-imports only module_utils, and plugin_utils no plugin that Ansible loads (issue 37, item 6)."""
+imports only module_utils, and plugin_utils no plugin that Ansible loads; inside module_utils, every
+file is in a wing (decide/, probe/, conda/, cuda/) or the small core, and no decision reaches a node
+reader (probe/), directly or through another file (issue 37, item 6)."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -67,6 +69,35 @@ def layer_problems(graph):
             if node.split('/')[0] in allowed and target.split('/')[0] not in allowed[node.split('/')[0]]]
 
 
+READERS = 'module_utils/probe/'
+WINGS = ('module_utils/decide/', READERS, 'module_utils/conda/', 'module_utils/cuda/')
+# What every wing may build on; kept small: a file that fits a wing goes there.
+CORE = ('module_utils/known_variables', 'module_utils/versions')
+
+
+def node_reader_imports(graph):
+    """Each module_utils file outside probe/ (a decision, conda's or CUDA's rules, the core) that imports
+    a node reader, directly or through other files, with the files in between."""
+    problems = []
+    for node in sorted(n for n in graph if n.startswith('module_utils/') and not n.startswith(READERS)):
+        via, queue = {node: None}, [node]
+        while queue:
+            current = queue.pop(0)
+            for target in sorted(graph.get(current, ())):
+                if target in via:
+                    continue
+                via[target] = current
+                if target.startswith(READERS):
+                    between, step = [], current
+                    while step != node:
+                        between.insert(0, step)
+                        step = via[step]
+                    problems.append('%s imports %s%s' % (node, target, ' (through %s)' % ', '.join(between) if between else ''))
+                else:
+                    queue.append(target)
+    return problems
+
+
 GRAPH = import_graph(os.path.join(REPO_ROOT, 'plugins'))
 
 
@@ -93,7 +124,26 @@ def test_module_utils_and_plugin_utils_import_no_plugin_that_ansible_loads():
     assert layer_problems(GRAPH) == []
 
 
+def test_no_decision_imports_a_node_reader():
+    assert node_reader_imports(GRAPH) == []
+
+
+def test_every_module_utils_file_is_in_a_wing_or_the_core():
+    assert sorted(node for node in GRAPH if node.startswith('module_utils/')
+                  and not node.startswith(WINGS) and node not in CORE) == []
+    assert all(node in GRAPH for node in CORE)
+
+
 def test_a_circle_and_a_layer_breach_are_found():
     graph = {'module_utils/a': {'module_utils/b'}, 'module_utils/b': {'module_utils/a', 'modules/m'}, 'modules/m': set()}
     assert circles(graph) == [['module_utils/a', 'module_utils/b', 'module_utils/a']]
     assert layer_problems(graph) == ['module_utils/b imports modules/m']
+
+
+def test_a_decision_that_reaches_a_node_reader_is_found():
+    graph = {'module_utils/decide/d': {'module_utils/conda/c', 'module_utils/versions'},
+             'module_utils/conda/c': {'module_utils/probe/p'}, 'module_utils/versions': set(),
+             'module_utils/probe/p': {'module_utils/decide/x'}, 'module_utils/decide/x': set()}
+    assert node_reader_imports(graph) == [
+        'module_utils/conda/c imports module_utils/probe/p',
+        'module_utils/decide/d imports module_utils/probe/p (through module_utils/conda/c)']  # a reader may import a decision
