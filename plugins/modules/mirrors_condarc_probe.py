@@ -73,7 +73,7 @@ accounts:
   description: Each user of O(users) the node has an account for, with C(home), C(uid) and C(gid).
   returned: always
   type: dict
-  sample: {alice: {home: /home/alice, uid: 1000, gid: 1000}}
+  sample: {alice: {home: /srv/users/alice, uid: 1000, gid: 1000}}
 unknown_users:
   description: The users of O(users) the node has no account for, in the given order.
   returned: always
@@ -89,7 +89,7 @@ dropped_copies:
   returned: always
   type: list
   elements: str
-  sample: [/home/bob/.condarc, /home/bob/.condarc.4242.2026-12-06@10:00:00~]
+  sample: [/srv/users/bob/.condarc, /srv/users/bob/.condarc.4242.2026-12-06@10:00:00~]
 '''
 
 import glob
