@@ -19,7 +19,6 @@ SYSCTL_FILE = "/etc/sysctl.d/90-aistack-numa.conf"
 TMPFILES_FILE = "/etc/tmpfiles.d/aistack-numa.conf"
 TUNED_PROFILE = "aistack-gpu"
 THP_MODES = ("always", "madvise", "never")
-KNOBS = ("numa_balancing", "thp", "governor")
 
 
 def parse_thp(text):
