@@ -26,9 +26,10 @@ PUBLISHED = {
     'miniconda': ('miniconda_result',),
     'mirrors_condarc': ('mirrors_condarc_backups', 'mirrors_condarc_chosen', 'mirrors_condarc_fallbacks', 'mirrors_condarc_ranked'),
     'node_manifest': ('node_manifest_recorded',),
+    'node_probe': ('node_probe_env_ready',),
     'numa_tuning': ('numa_tuning_env', 'numa_tuning_host_result'),
     'nvidia_driver': ('nvidia_driver_reboot_needed', 'nvidia_driver_report', 'nvidia_driver_secure_boot'),
-    'preflight': ('preflight_env_ready', 'preflight_report'),
+    'preflight': ('preflight_report',),
 }
 
 # How far the head of a name may be from a role's prefix to count as a misspelt prefix

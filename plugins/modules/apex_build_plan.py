@@ -98,7 +98,7 @@ EXAMPLES = r'''
 - name: Check the inputs, the environment, the CUDA chain and the caches
   aistack.gpu_node.apex_build_plan:
     stage: before
-    probe: "{{ preflight_env_ready }}"
+    probe: "{{ node_probe_env_ready }}"
   register: __apex_build_plan
   check_mode: false
 

@@ -15,13 +15,14 @@ ROLES = os.path.join(REPO_ROOT, "roles")
 
 
 def role_options():
-    """{option name: (role, its argument spec entry)} over every role."""
+    """{option name: (role, its argument spec entry)} over every role's main entry point (the internal
+    node_probe role has none: users set no variable of it)."""
     options = {}
     for role in sorted(os.listdir(ROLES)):
         path = os.path.join(ROLES, role, "meta", "argument_specs.yml")
         if os.path.exists(path):
             with open(path) as handle:
-                for name, spec in yaml.safe_load(handle)["argument_specs"]["main"].get("options", {}).items():
+                for name, spec in yaml.safe_load(handle)["argument_specs"].get("main", {}).get("options", {}).items():
                     options[name] = (role, spec)
     return options
 

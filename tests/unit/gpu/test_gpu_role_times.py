@@ -48,9 +48,9 @@ def test_tasks_are_summed_by_part_and_name_slowest_first(tmp_path, monkeypatch, 
     callback = gpu_role_times.CallbackModule()
     callback.v2_playbook_on_play_start(Play())
     # The GPU facts task runs twice (two roles include it): one line, the two times summed.
-    for task, seconds in [(Task("Look for NVIDIA GPUs", "aistack.gpu_node.preflight"), 0.5),
+    for task, seconds in [(Task("Look for NVIDIA GPUs", "aistack.gpu_node.node_probe"), 0.5),
                           (Task("Verify the installed APEX", "aistack.gpu_node.apex_build"), 5.0),
-                          (Task("Look for NVIDIA GPUs", "aistack.gpu_node.preflight"), 0.25),
+                          (Task("Look for NVIDIA GPUs", "aistack.gpu_node.node_probe"), 0.25),
                           (Task("Check the CUDA chain"), 3.5)]:
         callback.v2_playbook_on_task_start(task, False)
         clock[0] += seconds
@@ -60,11 +60,11 @@ def test_tasks_are_summed_by_part_and_name_slowest_first(tmp_path, monkeypatch, 
     assert tasks["slowest"] == [
         {"part": "apex_build", "task": "Verify the installed APEX", "seconds": 5.0},
         {"part": "Record what this run proved", "task": "Check the CUDA chain", "seconds": 3.5},
-        {"part": "preflight", "task": "Look for NVIDIA GPUs", "seconds": 0.75}]
+        {"part": "node_probe", "task": "Look for NVIDIA GPUs", "seconds": 0.75}]
     roles = json.loads((tmp_path / "roles-idempotence.json").read_text())
     # In the order the parts first ran; a task outside a role counts under its play.
     assert [(part["name"], part["seconds"]) for part in roles] == [
-        ("preflight", 0.8), ("apex_build", 5.0), ("Record what this run proved", 3.5)]
+        ("node_probe", 0.8), ("apex_build", 5.0), ("Record what this run proved", 3.5)]
 
 
 def test_a_run_without_tasks_writes_nothing(tmp_path, monkeypatch, clock):
