@@ -22,14 +22,14 @@ import subprocess
 import sys
 import time
 
+from test_times import ANSI, STEP_LINE
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 # AISTACK_NODE_SUFFIX ends the node's name (molecule/site/molecule.yml), so a second copy can run beside one.
 NODE = "aistack-site" + os.environ.get("AISTACK_NODE_SUFFIX", "-1")
 RESULTS = os.path.join(REPO, ".cache", "site-results")
-STEP_LINE = re.compile(r"\[site > (\w+)\] (Executing|Executed: (\w+))\s*$")
 RECAP_LINE = re.compile(r"^\s*%s\s*: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)" % re.escape(NODE))
 
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 # Each molecule step of the site scenario in the words of the summary, and what its recap's
 # `changed` counts there.
@@ -56,7 +56,7 @@ class StepTimes:
         line = ANSI.sub("", line)
         match = STEP_LINE.search(line)
         if match:
-            step, what, verdict = match.groups()
+            _scenario, step, what, verdict = match.groups()
             if what == "Executing":
                 self._current, self._started = step, now
                 self.steps[step] = {"seconds": None, "verdict": None, "changed": None}

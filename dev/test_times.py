@@ -21,8 +21,11 @@ import subprocess
 import sys
 import time
 
-# molecule's step lines: "INFO     [site > converge] Executing", "... Executed: Successful".
-STEP_LINE = re.compile(r"\[[\w-]+ > ([\w-]+)\] (Executing|Executed)\b")
+# molecule's step lines, colours taken off first: "INFO     [site > converge] Executing", then
+# "... Executed: Successful" (groups: scenario, step, Executing or Executed: ..., the verdict).
+# "Executing Testinfra tests found in ..." inside verify is no step line. dev/demo.py reads them too.
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+STEP_LINE = re.compile(r"\[([\w-]+) > ([\w-]+)\] (Executing|Executed: (\w+))\s*$")
 
 
 class StepClock:
@@ -34,14 +37,12 @@ class StepClock:
         self._open = None
 
     def feed(self, line, now):
-        match = STEP_LINE.search(line)
+        match = STEP_LINE.search(ANSI.sub("", line))
         if not match:
             return
-        step, what = match.groups()
+        _scenario, step, what, _verdict = match.groups()
         if what == "Executing":
-            # "Executing Testinfra tests found in ..." comes inside verify: the step is already open.
-            if self._open is None or self._open[0] != step:
-                self._open = (step, now)
+            self._open = (step, now)
         elif self._open is not None and self._open[0] == step:
             self.steps.append((step, now - self._open[1]))
             self._open = None

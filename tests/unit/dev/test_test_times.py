@@ -23,7 +23,7 @@ def test_run_records_each_verdict_and_exits_as_the_command_did(tmp_path, monkeyp
 
 
 def test_a_scenarios_steps_are_timed_from_its_output_which_passes_through(tmp_path, monkeypatch, capfd):
-    """molecule's step lines (stderr and stdout alike) time each step; the output reaches the terminal
+    """molecule's step lines (stderr and stdout alike, coloured or not) time each step; the output reaches the terminal
     in order; the step table line adds up a step run twice; a layer records no steps of its own."""
     times = tmp_path / "times.tsv"
     monkeypatch.setenv("AISTACK_TEST_TIMES", str(times))
@@ -33,14 +33,15 @@ def test_a_scenarios_steps_are_timed_from_its_output_which_passes_through(tmp_pa
         "    stream.write(text + '\\n'); stream.flush()",
         "say('INFO     [conda > destroy] Executing'); say('INFO     [conda > destroy] Executed: Successful')",
         "say('INFO     [conda > converge] Executing'); say('PLAY [x]', sys.stdout); time.sleep(0.3)",
-        "say('INFO     [conda > converge] Executed: Successful')",
+        # molecule colours a verdict even with NO_COLOR set
+        "say('INFO     [conda > converge] \\x1b[32mExecuted: Successful\\x1b[0m')",
         "say('INFO     [conda > verify] Executing'); say('INFO     [conda > verify] Executing Testinfra tests found in /x')",
         "time.sleep(0.2); say('INFO     [conda > verify] Executed: Successful')",
         "say('INFO     [conda > destroy] Executing'); say('INFO     [conda > destroy] Executed: Successful')"])
     assert test_times.main(["run", "molecule/conda", "--", sys.executable, "-c", script]) == 0
     assert test_times.main(["run", "molecule", "--", sys.executable, "-c", script]) == 0
     out = capfd.readouterr().out
-    assert out.index("[conda > converge] Executing") < out.index("PLAY [x]") < out.index("[conda > converge] Executed")
+    assert out.index("[conda > converge] Executing") < out.index("PLAY [x]") < out.index("[conda > converge] \x1b[32mExecuted")
     (scenario, _seconds, _status, steps), (layer, _s, _st, layer_steps) = test_times.read(str(times))
     assert (scenario, [step for step, _seconds in steps]) == ("molecule/conda", ["destroy", "converge", "verify", "destroy"])
     assert dict(steps[1:3])["converge"] >= 0.3 and dict(steps[1:3])["verify"] >= 0.2
