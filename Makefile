@@ -103,20 +103,20 @@ integration: $(SETUP_DONE) ## pytest integration tests
 	python -m pytest tests/integration -p no:cacheprovider --durations=15 $(ARGS)
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
-molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes; time per scenario
+# The scenarios run in MOLECULE_LANES lanes side by side (dev/molecule_lanes.py), longest first so
+# that the lanes end together; S=... runs only those named.
+MOLECULE_LANES ?= 2
+MOLECULE_LONGEST := site apex_build conda miniconda
+MOLECULE_ORDER := $(filter $(MOLECULE_SCENARIOS),$(MOLECULE_LONGEST)) $(filter-out $(MOLECULE_LONGEST),$(MOLECULE_SCENARIOS))
+molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes, two at a time (MOLECULE_LANES, S=...); time per scenario
 	@times=$${AISTACK_TEST_TIMES:-}; own=; \
 	if [ -z "$$times" ]; then times=$(CURDIR)/.cache/molecule-times.tsv; own=1; : > $$times; fi; \
-	export AISTACK_TEST_TIMES=$$times; status=0; \
+	export AISTACK_TEST_TIMES=$$times; status=0; scenarios="$(or $(S),$(MOLECULE_ORDER))"; \
 	python3 dev/test_times.py run "molecule/node image" -- tests/support/testbed/build-node-image || status=$$?; \
-	for scenario in $(MOLECULE_SCENARIOS); do \
-	  [ $$status = 0 ] || break; \
-	  if [ $$scenario = site ]; then run="python3 dev/demo.py --full"; else run="molecule test -s $$scenario"; fi; \
-	  echo "==> $$run"; \
-	  python3 dev/test_times.py run "molecule/$$scenario" -- $$run || status=$$?; \
-	done; \
+	if [ $$status = 0 ]; then python3 dev/molecule_lanes.py --lanes $(MOLECULE_LANES) $$scenarios || status=$$?; fi; \
 	if [ -n "$$own" ]; then python3 dev/test_times.py table $$times --expect $(MOLECULE_EXPECT); fi; \
 	if [ $$status = 0 ]; then \
-	  echo "==> molecule: $(words $(MOLECULE_SCENARIOS)) scenario(s) passed: $(MOLECULE_SCENARIOS)"; \
+	  echo "==> molecule: $$(wc -w <<< "$$scenarios") scenario(s) passed: $$scenarios"; \
 	fi; \
 	exit $$status
 
