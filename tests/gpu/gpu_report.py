@@ -7,8 +7,11 @@ results folder. ``write`` joins that with what the scenario's playbooks left the
 ``jupyter.json``, ``numa.json``, ``negatives.json``, ``venv.json``) and what ``tests/gpu/apt-path``
 wrote (``apt_path.json``, ``apt_path_r595.json`` for R595, and ``apt_path_dcgm.json`` with ``--dcgm``)
 into the card's report (``tests/gpu/results/<card>/REPORT.md`` and ``report.json``);
-``index`` lists every card's report in ``tests/gpu/REPORT.md``. Standard
-library only: it runs on the air-gapped GPU host.
+``index`` lists every card's report in ``tests/gpu/REPORT.md``. ``merge`` brings a run's results
+folder into the card's kept one: a run of some steps (GPU_STEPS) replaces what those steps left and
+keeps, marked with the commit they ran at, the results of the steps it did not run (an apt path run
+at an earlier commit is not lost by a later run without it). Standard library only: it runs on the
+air-gapped GPU host.
 """
 
 import argparse
@@ -16,6 +19,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import sys
 
 import yaml
@@ -29,6 +33,11 @@ ZERO_CHANGE_STEPS = ("idempotence", "check")
 ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595", "apt_path_dcgm")
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
+# What each step leaves besides <step>.log, roles-<step>.json and tasks-<step>.json; the molecule
+# steps' artefacts (host.json, drift/, ...) go with converge, which every run that makes them runs.
+STEP_ARTEFACTS = {"apt_path": ("apt_path.json", "apt_path_r595.json"), "apt_path_dcgm": ("apt_path_dcgm.json",)}
+# steps.json is merged entry by entry, the reports are written afterwards, the torch repack log is the host's.
+_NOT_MERGED = ("steps.json", "REPORT.md", "report.json", "repack.log")
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
                   "node": " folder on the node", "controller": " on the controller"}
 
@@ -70,6 +79,34 @@ def record_step(results, step, rc, seconds):
     steps.append({"step": step, "rc": rc, "seconds": seconds, "recap": recap, "passed": passed, "why": why})
     _dump(path, steps)
     return passed
+
+
+def step_files(step):
+    return ("%s.log" % step, "roles-%s.json" % step, "tasks-%s.json" % step) + STEP_ARTEFACTS.get(step, ())
+
+
+def merge_results(run, kept, commit):
+    """Brings the results folder ``run`` (of a run at ``commit``) into the card's folder ``kept``. The
+    steps ``run`` made replace theirs; a step it did not make keeps its files and its steps.json entry,
+    with the commit it ran at (the kept report's, where the entry has none). Every other file of
+    ``kept`` (the molecule steps' artefacts) is replaced by ``run``'s. Returns the steps carried."""
+    ran = _load(os.path.join(run, "steps.json")) or []
+    made = set(step["step"] for step in ran)
+    kept_report = _load(os.path.join(kept, "report.json")) or {}
+    carried = [dict(step, commit=step.get("commit") or kept_report.get("commit"))
+               for step in (_load(os.path.join(kept, "steps.json")) or []) if step["step"] not in made]
+    keep = set(name for step in carried for name in step_files(step["step"]))
+    os.makedirs(kept, exist_ok=True)
+    for name in os.listdir(kept):
+        if name not in keep and name not in _NOT_MERGED[1:]:
+            path = os.path.join(kept, name)
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+    for name in os.listdir(run):
+        if name not in _NOT_MERGED:
+            source = os.path.join(run, name)
+            (shutil.copytree if os.path.isdir(source) else shutil.copy2)(source, os.path.join(kept, name))
+    _dump(os.path.join(kept, "steps.json"), [dict(step, commit=commit) for step in ran] + carried)
+    return [step["step"] for step in carried]
 
 
 def build_report(results, commit, now=None):
@@ -116,12 +153,13 @@ def render_markdown(report, results_rel):
             % (host.get("os", "?"), len(gpus), gpus[0].get("name"), gpus[0].get("compute_capability"),
                driver.get("version"), driver.get("kernel_module_flavour", "?"), driver.get("cuda_version"))
         )
-    out += ["", "## Molecule steps", "", "| step | result | changed | time |", "|---|---|---|---|"]
+    out += ["", "## Steps", "", "| step | result | changed | time | commit |", "|---|---|---|---|---|"]
     for step in report["steps"]:
         recap = step["recap"] or {}
-        out.append("| %s | %s | %s | %.1f s |" % (
+        out.append("| %s | %s | %s | %.1f s | `%s`%s |" % (
             step["step"], "passed" if step["passed"] else "FAILED: " + step["why"],
-            recap.get("changed", "-"), step["seconds"]))
+            recap.get("changed", "-"), step["seconds"], step.get("commit") or report["commit"],
+            "" if (step.get("commit") or report["commit"]) == report["commit"] else " (an earlier run's, not run since)"))
     out += _driver_section(host)
     out += apt_path_section(report["apt_path"])
     out += apt_path_section(report.get("apt_path_r595"), "Ubuntu apt path, R590 and later names")
@@ -441,12 +479,20 @@ def main(argv=None):
     wri.add_argument("--commit", required=True)
     wri.add_argument("--markdown", required=True)
     wri.add_argument("--json", required=True)
+    mer = sub.add_parser("merge", help="bring a run's results folder into the card's, keeping the steps it did not run")
+    mer.add_argument("--run", required=True, help="the results folder the run left (extracted from the GPU host)")
+    mer.add_argument("--into", required=True, help="the card's kept folder (tests/gpu/results/<card>)")
+    mer.add_argument("--commit", required=True, help="the commit the run ran at")
     ind = sub.add_parser("index", help="write the page that lists every card's report (tests/gpu/REPORT.md)")
     ind.add_argument("--results-root", required=True, help="the folder of one results folder per card")
     ind.add_argument("--markdown", required=True)
     args = parser.parse_args(argv)
     if args.command == "record":
         return 0 if record_step(args.results, args.step, args.rc, args.seconds) else 1
+    if args.command == "merge":
+        carried = merge_results(args.run, args.into, args.commit)
+        print("merged; carried from earlier runs: %s" % (", ".join(carried) or "none"))
+        return 0
     if args.command == "index":
         reports = dict((card, _load(os.path.join(args.results_root, card, "report.json")))
                        for card in os.listdir(args.results_root))

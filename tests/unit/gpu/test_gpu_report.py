@@ -73,7 +73,7 @@ def test_record_write_round_trip(tmp_path):
     assert report["passed"] is False  # check changed something
     markdown = gpu_report.render_markdown(report, "results/h200")
     assert "Covers commit `abc1234`; written 2026-12-02 18:00 UTC" in markdown
-    assert "| check | FAILED: 1 changed, 0 expected | 1 | 3.0 s |" in markdown
+    assert "| check | FAILED: 1 changed, 0 expected | 1 | 3.0 s | `abc1234` |" in markdown
     assert "| part | converge |" in markdown and "| apex_build | 181.2 s (5) |" in markdown
     assert "13.0 \\| 12.4" in markdown
     assert "installed from the cache at a URL (published there by the build" in markdown
@@ -312,3 +312,49 @@ def test_the_index_lists_each_cards_committed_report_with_its_no_op_figure(tmp_p
         assert "no-op re-run" in row and "[results/%s/REPORT.md](results/%s/REPORT.md)" % (card, card) in row
     # The committed page is this one.
     assert out.read_text() == open(os.path.join(REPO_ROOT, "tests", "gpu", "REPORT.md")).read()
+
+
+def test_a_run_of_some_steps_keeps_the_results_of_the_others_with_their_commit(tmp_path):
+    """A run without the apt paths (GPU_STEPS) must not lose the apt path results an earlier run left: they stay,
+    marked with the commit they ran at; what the steps that ran left is replaced, stale files of theirs go."""
+    kept, run = tmp_path / "kept", tmp_path / "run"
+    kept.mkdir()
+    run.mkdir()
+    old_steps = [{"step": "converge", "rc": 0, "seconds": 300.0, "recap": None, "passed": True, "why": ""},
+                 {"step": "check", "rc": 0, "seconds": 30.0, "recap": None, "passed": True, "why": ""},
+                 {"step": "apt_path", "rc": 0, "seconds": 139.7, "recap": None, "passed": True, "why": ""}]
+    (kept / "steps.json").write_text(json.dumps(old_steps))
+    (kept / "report.json").write_text(json.dumps({"commit": "0217e52"}))
+    for name in ("apt_path.json", "apt_path_r595.json", "apt_path.log", "check.log", "roles-check.json", "host.json",
+                 "converge.log", "roles-side_effect.json"):
+        content = [] if name.startswith("roles-") else {"distro": "old " + name}
+        (kept / name).write_text(json.dumps(content) if name.endswith(".json") else "old " + name)
+    (kept / "drift").mkdir()
+    (kept / "drift" / "drift.json").write_text("old")
+    (run / "steps.json").write_text(json.dumps([dict(old_steps[0], seconds=290.0)]))
+    for name in ("converge.log", "host.json", "repack.log"):
+        (run / name).write_text(json.dumps({"os": "new"}) if name.endswith(".json") else "new " + name)
+    (run / "drift").mkdir()
+    (run / "drift" / "drift.json").write_text("new")
+
+    assert gpu_report.main(["merge", "--run", str(run), "--into", str(kept), "--commit", "86038d0"]) == 0
+
+    assert sorted(p.name for p in kept.iterdir()) == sorted(
+        ["apt_path.json", "apt_path_r595.json", "apt_path.log", "check.log", "roles-check.json", "converge.log",
+         "host.json", "drift", "steps.json", "report.json"])
+    assert json.loads((kept / "apt_path_r595.json").read_text()) == {"distro": "old apt_path_r595.json"}
+    assert json.loads((kept / "host.json").read_text()) == {"os": "new"} and (kept / "drift" / "drift.json").read_text() == "new"
+    steps = json.loads((kept / "steps.json").read_text())
+    assert [(s["step"], s["commit"], s["seconds"]) for s in steps] == [
+        ("converge", "86038d0", 290.0), ("check", "0217e52", 30.0), ("apt_path", "0217e52", 139.7)]
+    report = gpu_report.build_report(str(kept), "86038d0")
+    markdown = gpu_report.render_markdown(report, "results/x")
+    assert "| apt_path | passed | - | 139.7 s | `0217e52` (an earlier run's, not run since) |" in markdown
+    assert "| converge | passed | - | 290.0 s | `86038d0` |" in markdown
+    # A later run that makes apt_path again takes it over, with its own commit.
+    (run / "steps.json").write_text(json.dumps([old_steps[2]]))
+    (run / "apt_path.json").write_text("{}")
+    gpu_report.merge_results(str(run), str(kept), "feed123")
+    steps = dict((s["step"], s["commit"]) for s in json.loads((kept / "steps.json").read_text()))
+    assert steps == {"apt_path": "feed123", "converge": "86038d0", "check": "0217e52"}
+    assert (kept / "apt_path.json").read_text() == "{}" and not (kept / "apt_path_r595.json").exists()
