@@ -14,9 +14,10 @@ version_added: "0.1.0"
 description:
   - Reads the NVIDIA GPUs of a host and the state of their driver, and returns them as the
     C(aistack_gpu) fact.
-  - Sources are tried in order; NVML through the C(pynvml) module of nvidia-ml-py when the target
-    Python can import it, then C(nvidia-smi --query-gpu), then C(/proc/driver/nvidia/version) and PCI
-    sysfs (vendor C(0x10de)). A GPU without a working driver is reported as a state, not an error.
+  - Sources are tried in order; NVML (through the C(pynvml) module of nvidia-ml-py when the target
+    Python can import it, else the driver's C(libnvidia-ml.so.1) through ctypes), then
+    C(nvidia-smi --query-gpu), then C(/proc/driver/nvidia/version) and PCI sysfs (vendor C(0x10de)).
+    A GPU without a working driver is reported as a state, not an error.
   - Compares the loaded kernel module version with the installed userspace driver, which is the
     C(Driver/library version mismatch) case after an upgrade without a reboot.
   - Never changes the host.
@@ -24,8 +25,9 @@ author: aistack.gpu_node contributors (@aistack)
 options:
   use_nvml:
     description:
-      - Query NVML through C(pynvml) when it is importable by the target Python.
-      - When V(false), or when NVML fails, C(nvidia-smi) is used.
+      - Query NVML in the module's own process, through C(pynvml) when the target Python can import it,
+        else through the driver's library. One NVML session replaces two C(nvidia-smi) runs.
+      - When V(false), or when NVML fails (no driver library, a driver/library mismatch), C(nvidia-smi) is used.
     type: bool
     default: true
 extends_documentation_fragment:
@@ -36,7 +38,7 @@ attributes:
     platforms: posix
     description: Linux hosts with NVIDIA GPUs, or without (then C(state=no_gpu)).
 notes:
-  - O(use_nvml) needs C(nvidia-ml-py) on the target Python; without it C(nvidia-smi) gives the same facts.
+  - O(use_nvml) needs no package on the target Python; C(nvidia-smi) gives the same facts where NVML cannot be used.
   - C(numa_node) comes from PCI sysfs; C(-1) means the platform does not report one (common in VMs).
 seealso:
   - module: aistack.gpu_node.cuda_compat

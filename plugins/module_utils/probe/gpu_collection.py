@@ -4,8 +4,8 @@
 
 """Collect the ``aistack_gpu`` facts: GPUs, driver and PCI devices of a node.
 
-Sources are tried in order NVML, nvidia-smi, /proc + sysfs: a GPU without a working driver is
-reported as a state, never raised.
+Sources are tried in order NVML (nvidia-ml-py, or the driver's library through ctypes), nvidia-smi,
+/proc + sysfs: a GPU without a working driver is reported as a state, never raised.
 """
 
 from __future__ import (absolute_import, division, print_function)
@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import GPU_COMPUTE_CAPABILITY
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_root_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvml_library import load_nvml
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.nvidia_parsers import (
     DRIVER_LIBRARY_MISMATCH,
     QUERY_GPU_FIELDS,
@@ -174,12 +175,13 @@ def collect_nvidia_smi(runner):
     return gpus, driver, None
 
 
-def import_nvml():
-    """The ``pynvml`` module from nvidia-ml-py, or None when it is not installed."""
+def import_nvml(load=load_nvml):
+    """NVML: the ``pynvml`` module of nvidia-ml-py where the node's Python has it, else the driver's
+    library through ctypes (nvml_library), else None (no driver library loads)."""
     try:
         import pynvml  # pylint: disable=import-outside-toplevel
     except ImportError:
-        return None
+        return load()
     return pynvml
 
 

@@ -5,6 +5,7 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import ctypes
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import read_h200, read_public, write
 from ansible_collections.aistack.gpu_node.plugins.module_utils import versions
-from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import gpu_collection, node_access, nvidia_parsers, toolchain
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import gpu_collection, node_access, nvidia_parsers, nvml_library, toolchain
 
 
 # The H200 host's values (nvidia-smi-query-gpu.csv, nvidia-smi-q-head.txt: MIG Disabled) in the
@@ -401,9 +402,144 @@ def test_nvml_error_midway():
     assert nvml.shut_down
 
 
-def test_import_nvml_is_optional(monkeypatch):
+def test_without_nvidia_ml_py_nvml_is_the_drivers_library_or_none(monkeypatch):
     monkeypatch.setitem(sys.modules, "pynvml", None)
-    assert gpu_collection.import_nvml() is None
+    assert gpu_collection.import_nvml(load=lambda: None) is None
+    assert gpu_collection.import_nvml(load=lambda: "the driver's NVML") == "the driver's NVML"
+    assert nvml_library.load_nvml(load=_no_library) is None
+
+
+def _no_library(name):
+    raise OSError("%s: cannot open shared object file: No such file or directory" % name)
+
+
+class FakeNvmlLibrary(object):
+    """The H200 host's NVML as a C library: each function fills what it is handed by pointer and returns an
+    nvmlReturn_t, as libnvidia-ml.so.1 does (values of nvidia-smi-query-gpu.csv, MIG "Not Supported")."""
+
+    HANDLE = 0x7F5E12345678  # wider than a C int, as real handles are
+
+    def __init__(self, without=()):
+        self.calls = []
+        for name in without:
+            setattr(self, name, None)
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        if name.startswith("nvml") and value is None:
+            raise AttributeError(name)  # as ctypes.CDLL for a symbol the library lacks
+        if name.startswith("nvml") and name != "nvmlErrorString":
+            object.__getattribute__(self, "calls").append(name)
+        return value
+
+    @staticmethod
+    def _fill(buffer, text):
+        buffer.value = text
+
+    def nvmlInit_v2(self):
+        return 0
+
+    def nvmlShutdown(self):
+        return 0
+
+    def nvmlSystemGetDriverVersion(self, buffer, size):
+        assert size.value >= 80
+        self._fill(buffer, b"580.159.04")
+        return 0
+
+    def nvmlSystemGetCudaDriverVersion_v2(self, version):
+        version._obj.value = 13000
+        return 0
+
+    def nvmlDeviceGetCount_v2(self, count):
+        count._obj.value = 1
+        return 0
+
+    def nvmlDeviceGetHandleByIndex_v2(self, index, handle):
+        assert index.value == 0
+        handle._obj.value = self.HANDLE
+        return 0
+
+    def _device(self, handle):
+        assert isinstance(handle, ctypes.c_void_p) and handle.value == self.HANDLE
+
+    def nvmlDeviceGetName(self, handle, buffer, size):
+        self._device(handle)
+        self._fill(buffer, b"NVIDIA H200")
+        return 0
+
+    def nvmlDeviceGetUUID(self, handle, buffer, size):
+        self._device(handle)
+        self._fill(buffer, b"GPU-33ea3011-d795-9321-b26f-fa72c6fe6db3")
+        return 0
+
+    def nvmlDeviceGetCudaComputeCapability(self, handle, major, minor):
+        self._device(handle)
+        major._obj.value, minor._obj.value = 9, 0
+        return 0
+
+    def nvmlDeviceGetMemoryInfo(self, handle, memory):
+        self._device(handle)
+        memory._obj.total = 143771 * 1024 * 1024
+        return 0
+
+    def nvmlDeviceGetPciInfo_v3(self, handle, pci):
+        self._device(handle)
+        pci._obj.busId = b"00000000:00:06.0"
+        return 0
+
+    nvmlDeviceGetPciInfo_v2 = nvmlDeviceGetPciInfo_v3
+
+    def nvmlDeviceGetPersistenceMode(self, handle, mode):
+        mode._obj.value = 1
+        return 0
+
+    def nvmlDeviceGetMigMode(self, handle, current, pending):
+        return 3  # NVML_ERROR_NOT_SUPPORTED
+
+    class _ErrorString(object):
+        """A C function: the caller sets its restype (c_char_p) before calling it."""
+        restype = None
+
+        def __call__(self, code):
+            assert self.restype is ctypes.c_char_p
+            return {3: b"Not Supported", 9: b"Driver Not Loaded"}.get(code, b"Unknown Error")
+
+    nvmlErrorString = _ErrorString()
+
+
+def test_the_drivers_nvml_through_ctypes_gives_the_facts_nvidia_smi_gives(tmp_path):
+    """One NVML session in the module's process gives the H200's facts exactly as its two nvidia-smi runs did,
+    and runs no program."""
+    make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
+    library = FakeNvmlLibrary()
+    runner = FakeRunner({})
+    through_nvml = gpu_collection.collect_gpu_facts(runner, root=str(tmp_path), nvml=nvml_library.CtypesNvml(library))
+    through_smi = gpu_collection.collect_gpu_facts(h200_runner(), root=str(tmp_path))
+    assert runner.calls == [] and through_nvml["source"] == "nvml" and through_nvml["messages"] == []
+    assert through_nvml["gpus"] == [dict(gpu, mig_mode=None) for gpu in through_smi["gpus"]]  # MIG: Not Supported
+    assert through_nvml["driver"] == through_smi["driver"] and through_nvml["state"] == through_smi["state"] == "ok"
+    assert library.calls[0] == "nvmlInit_v2" and library.calls[-1] == "nvmlShutdown"
+
+
+def test_an_older_library_is_called_by_its_older_names_and_a_missing_call_falls_back_to_nvidia_smi(tmp_path):
+    make_gpu_tree(tmp_path, read_h200("proc-driver-nvidia-version.txt"))
+    older = FakeNvmlLibrary(without=("nvmlDeviceGetPciInfo_v3",))
+    gpus, _driver, error = gpu_collection.collect_nvml(nvml_library.CtypesNvml(older))
+    assert error is None and gpus[0]["pci_bus_id"] == "0000:00:06.0" and "nvmlDeviceGetPciInfo_v2" in older.calls
+    facts = gpu_collection.collect_gpu_facts(h200_runner(), root=str(tmp_path), nvml=nvml_library.CtypesNvml(
+        FakeNvmlLibrary(without=("nvmlSystemGetCudaDriverVersion_v2",))))
+    assert facts["source"] == "nvidia-smi" and facts["messages"] == [
+        "NVML: the NVML library has none of nvmlSystemGetCudaDriverVersion_v2, nvmlSystemGetCudaDriverVersion"]
+
+
+def test_an_nvml_error_code_is_raised_in_nvmls_words():
+    class NotLoaded(FakeNvmlLibrary):
+        def nvmlInit_v2(self):
+            return 9
+    assert gpu_collection.collect_nvml(nvml_library.CtypesNvml(NotLoaded())) == (None, None, "NVML: Driver Not Loaded")
+    with pytest.raises(nvml_library.NvmlError, match="^Not Supported$"):
+        nvml_library.CtypesNvml(FakeNvmlLibrary()).nvmlDeviceGetMigMode(ctypes.c_void_p(FakeNvmlLibrary.HANDLE))
 
 
 # ---------------------------------------------------------------------------
@@ -519,3 +655,10 @@ def test_read_json_file_proves_nothing_when_missing_cut_short_or_unreadable(tmp_
     assert node_access.read_json_file(str(record)) is None
     assert node_access.read_json_file(str(tmp_path)) is None  # a folder where the record belongs
     assert node_access.read_file(str(record), "rb") == b'{"version": "580.1'
+
+
+def test_the_structs_have_the_layout_of_nvml_h():
+    """nvmlPciInfo_t and nvmlMemory_t as the NVML API reference lays them out: the library writes into them by offset."""
+    assert ctypes.sizeof(nvml_library.PciInfo) == 16 + 5 * 4 + 32
+    assert nvml_library.PciInfo.busId.offset == 36 and nvml_library.PciInfo.domain.offset == 16
+    assert ctypes.sizeof(nvml_library.Memory) == 24 and nvml_library.Memory.total.offset == 0
