@@ -43,6 +43,12 @@ options:
         threads to the same first cores would slow each other down.
     type: bool
     default: false
+  proof_path:
+    description:
+      - Where the P(aistack.gpu_node.numa_tuning#role) role records its last passing activation and launcher check.
+      - Returns that record in RV(proof), with the node as it is now for what the record rests on, so that the role
+        can tell whether the record still proves its run without running the check again.
+    type: path
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
@@ -68,6 +74,15 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+proof:
+  description:
+    - The record at O(proof_path) (null when there is none, or it is no JSON object), and the node now for what its
+      C(state) holds - each file's sha256 (null when unreadable), C(numactl) as C(command -v) finds it on C(PATH), and
+      the C(Cpus_allowed_list) and C(Mems_allowed_list) of this process.
+  returned: when O(proof_path) is given
+  type: dict
+  sample: {recorded: {key: 0c9f27a1d2e34b5c6d7e8f90, state: {files: {/opt/env/bin/aistack-numa-launch: "9f86d0..."}}},
+           state: {files: {/opt/env/bin/aistack-numa-launch: "9f86d0..."}, allowed: {Cpus_allowed_list: 0-15}}}
 ansible_facts:
   description: Facts added to the host.
   returned: always
@@ -158,6 +173,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import module_runner
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.host_tuning import read_host
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.numa_proof import read_proof
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import multicast_off_env
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.numa_topology import (
     affinity_env,
@@ -176,6 +192,7 @@ def main():
             env_prefix=dict(type="path"),
             threads_per_gpu=dict(type="int", default=0),
             session_affinity=dict(type="bool", default=False),
+            proof_path=dict(type="path"),
         ),
         supports_check_mode=True,
     )
@@ -206,7 +223,8 @@ def main():
         multicast_off_env=multicast_off_env(),
         host=read_host("/"),
     )
-    module.exit_json(changed=False, ansible_facts=dict(aistack_numa=topology))
+    extra = dict(proof=read_proof(module.params["proof_path"])) if module.params["proof_path"] else {}
+    module.exit_json(changed=False, ansible_facts=dict(aistack_numa=topology), **extra)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,15 @@
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import hashlib
+import json
+
 import pytest
 from ansible.module_utils import basic
 
 from conftest import h200_host, read_h200, run_module, write
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import multi_gpu_env
-from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import host_tuning, numa_topology
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import host_tuning, numa_proof, numa_topology
 from ansible_collections.aistack.gpu_node.plugins.modules import numa_facts
 
 
@@ -83,3 +86,32 @@ def test_no_numactl_is_null(h200, capsys, monkeypatch):
                         lambda self, name, required=False, opt_dirs=None: h200["program"] if name == "nvidia-smi" else None)
     facts = run_module(numa_facts, {}, capsys)[1]["ansible_facts"]["aistack_numa"]
     assert facts["numactl"] is None
+
+
+def test_the_recorded_check_comes_back_with_the_node_as_it_is_now(h200, capsys, tmp_path):
+    launcher = tmp_path / "aistack-numa-launch"
+    launcher.write_text("#!/bin/sh\n")
+    record = tmp_path / "proof.json"
+    record.write_text(json.dumps({"key": "k", "state": {"files": {str(launcher): "0" * 64, str(tmp_path / "gone"): None},
+                                                        "allowed": {}, "numactl": ""}}))
+    result = run_module(numa_facts, {"env_prefix": h200["venv"], "proof_path": str(record)}, capsys)[1]
+    assert result["proof"]["recorded"]["key"] == "k"
+    now = result["proof"]["state"]
+    assert now["files"] == {str(launcher): hashlib.sha256(b"#!/bin/sh\n").hexdigest(), str(tmp_path / "gone"): None}
+    assert set(now["allowed"]) == {"Cpus_allowed_list", "Mems_allowed_list"} and "numactl" in now
+    record.write_text("{cut short")
+    assert run_module(numa_facts, {"proof_path": str(record)}, capsys)[1]["proof"] == {"recorded": None, "state": None}
+    assert "proof" not in run_module(numa_facts, {}, capsys)[1]
+
+
+def test_numactl_is_looked_for_as_command_v_does(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+    (first / "numactl").write_text("")  # not executable: skipped, as the shell skips it
+    program = second / "numactl"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    path = "%s:%s" % (first, second)
+    assert numa_proof.command_path("numactl", path) == str(program)
+    assert numa_proof.command_path("numactl", str(first)) == ""
