@@ -3,19 +3,26 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """managed_files: one read of the node for all the entries, then ansible.builtin.file or
-ansible.builtin.copy for each entry that is not in place."""
+ansible.builtin.copy for each entry that is not in place; with root_owned_tree, that read also walks
+the tree, and the root_owned_tree module runs only where the walk found something or an entry was written."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
-from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import ENTRY_OPTIONS, content_checksum, wanted_mode
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import (
+    ENTRY_OPTIONS,
+    TREE_OPTIONS,
+    content_checksum,
+    wanted_mode,
+)
 
 ARGUMENT_SPEC = dict(
     directories=dict(type='list', elements='dict', default=[], options=ENTRY_OPTIONS),
     files=dict(type='list', elements='dict', default=[],
                options=dict(ENTRY_OPTIONS, content=dict(type='str', required=True), backup=dict(type='bool', default=False))),
+    root_owned_tree=dict(type='dict', options=TREE_OPTIONS),
 )
 
 
@@ -42,11 +49,12 @@ class ActionModule(ActionBase):
             except ValueError as error:
                 return dict(result, failed=True, msg='managed_files: %s: %s' % (entry['path'], error))
         contents = dict((entry['path'], entry['content']) for entry in args['files'])
-        probe = self._execute_module(
-            module_name='aistack.gpu_node.managed_files', task_vars=task_vars,
-            module_args=dict(directories=args['directories'],
-                             files=[dict(_attributes(entry), path=entry['path'], checksum=content_checksum(entry['content']))
-                                    for entry in args['files']]))
+        probe_args = dict(directories=args['directories'],
+                          files=[dict(_attributes(entry), path=entry['path'], checksum=content_checksum(entry['content']))
+                                 for entry in args['files']])
+        if args['root_owned_tree']:
+            probe_args['root_owned_tree'] = args['root_owned_tree']
+        probe = self._execute_module(module_name='aistack.gpu_node.managed_files', task_vars=task_vars, module_args=probe_args)
         if probe.get('failed'):
             return dict(result, **probe)
         written, diffs, backups = [], [], {}
@@ -84,12 +92,30 @@ class ActionModule(ActionBase):
                     written.append(state['path'])
                     diff = outcome.get('diff') or []
                     diffs.extend(diff if isinstance(diff, list) else [diff])
+            if args['root_owned_tree']:
+                tree = self._root_owned_tree(args['root_owned_tree'], probe.get('root_owned_tree'), written, diffs, task_vars)
+                if tree.get('failed'):
+                    return dict(result, failed=True, msg=tree['msg'])
+                result['root_owned_tree'] = tree
         finally:
             self._remove_tmp_path(self._connection._shell.tmpdir)
-        result['changed'] = bool(written)
+        result['changed'] = bool(written) or result.get('root_owned_tree', {}).get('changed', False)
         if diffs:
             result['diff'] = diffs
         return result
+
+    def _root_owned_tree(self, tree_args, walked, written, diffs, task_vars):
+        """The probe's walk of the tree where it found nothing and nothing was written since (nothing to change);
+        else the root_owned_tree module's result, which walks it after the writes and changes what it finds."""
+        if walked is not None and not walked['found'] and not written:
+            return dict(walked, changed=False)
+        outcome = self._execute_module(module_name='aistack.gpu_node.root_owned_tree', module_args=tree_args,
+                                       task_vars=task_vars)
+        if outcome.get('failed'):
+            return dict(failed=True, msg=to_text(outcome.get('msg')))
+        if outcome.get('diff'):
+            diffs.append(outcome['diff'])
+        return dict((key, outcome[key]) for key in ('changed', 'found', 'entries', 'left_alone'))
 
     @staticmethod
     def _entry(args, state):

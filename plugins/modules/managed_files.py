@@ -80,6 +80,25 @@ options:
       mode:
         description: Its mode as an octal string such as V(0644); omitted leaves it as it is (a new file gets the umask's).
         type: raw
+  root_owned_tree:
+    description:
+      - A folder tree that root runs code from, made changeable by root alone as M(aistack.gpu_node.root_owned_tree)
+        does it, in the same task; RV(root_owned_tree) is what that module returns.
+      - The tree is walked, read only, in the same module run that reads the entries. Only where that walk finds
+        something, or an entry is written (its owner or mode may differ from root's alone), does
+        M(aistack.gpu_node.root_owned_tree) run after the writes, walk the tree again and change it; a run that finds
+        and writes nothing stays one module round-trip.
+    type: dict
+    suboptions:
+      path:
+        description: The top of the tree, an absolute path to a folder that exists by the time the entries are written.
+        type: path
+        required: true
+      members_under:
+        description: Folders, relative to O(root_owned_tree.path), whose entries that root does not own are left alone.
+        type: list
+        elements: str
+        default: []
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.per_host
 attributes:
@@ -154,10 +173,24 @@ written:
   type: list
   elements: str
   sample: [/opt/conda/condarc.d/site.yml]
+root_owned_tree:
+  description:
+    - What the walk of O(root_owned_tree.path) found (and, in check mode, would change), as
+      M(aistack.gpu_node.root_owned_tree) returns it; the task is changed where it changed anything.
+  returned: when O(root_owned_tree) is given
+  type: dict
+  contains:
+    changed: {description: Whether the walk changed (in check mode, would change) anything., type: bool}
+    found: {description: How many entries were not root's alone., type: int}
+    entries: {description: The first ten of them, with why each was found., type: list, elements: dict}
+    left_alone: {description: Entries of the O(root_owned_tree.members_under) folders that root does not own., type: list,
+                 elements: str}
+  sample: {"changed": false, "found": 0, "entries": [], "left_alone": []}
 '''
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import ENTRY_OPTIONS, files_state
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.managed_files import ENTRY_OPTIONS, TREE_OPTIONS, files_state
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.root_owned_tree import tree_state
 
 
 def main():
@@ -168,6 +201,7 @@ def main():
                        options=dict(ENTRY_OPTIONS, content=dict(type='str'), checksum=dict(type='str'),
                                     backup=dict(type='bool', default=False)),
                        mutually_exclusive=[('content', 'checksum')]),
+            root_owned_tree=dict(type='dict', options=TREE_OPTIONS),
         ),
         supports_check_mode=True,
     )
@@ -175,7 +209,12 @@ def main():
         entries = files_state(module.params['directories'], module.params['files'])
     except ValueError as error:
         module.fail_json(msg='managed_files: %s' % error)
-    module.exit_json(changed=False, entries=entries, written=[], backups={})
+    result = dict(changed=False, entries=entries, written=[], backups={})
+    tree = module.params['root_owned_tree']
+    if tree:
+        # Read only here: the action plugin runs root_owned_tree to change what this finds.
+        result['root_owned_tree'] = tree_state(tree['path'], tree['members_under'])
+    module.exit_json(**result)
 
 
 if __name__ == '__main__':

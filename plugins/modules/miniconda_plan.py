@@ -17,6 +17,12 @@ description:
     the flavor, the version and the node's architecture.
   - Reads the prefix, its completion marker and whether its C(bin/conda) runs, and returns what the prefix needs,
     C(none), C(install), C(repair), C(upgrade) or C(refuse), with the reason.
+  - The C(conda) that runs is asked C(config --show --json), of which only the root prefix and the activation setting
+    come back (RV(conda_settings)). Where they are as the role sets them and the run changes nothing in the base, the
+    role's verify step need not ask conda again.
+  - Its action plugin first checks the role's variables (read from the task's variables, as the role's tasks see
+    them) and Anaconda's terms, without reading the node; after the node is read, it fails the task on C(refuse) and
+    on RV(missing_members). Each failure has the role's message.
   - An existing prefix is looked into before anything in it is run. A conda base (C(conda-meta/)), a folder with the
     completion marker and one whose record of a started install is in O(started_records) are decided on as above; an
     empty folder (or one with only C(lost+found)) is installed into; any other path is refused (C(refuse)), naming
@@ -83,20 +89,27 @@ options:
     type: list
     elements: str
     default: []
+  auto_activate_base:
+    description:
+      - The role's C(miniconda_auto_activate_base); RV(conda_settings_in_place) says whether conda already shows it.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
 attributes:
   action:
     support: full
     description:
-      - An action plugin runs the module on the node only when the task's registered plan does not have this run's
-        RV(inputs_key); otherwise it hands that plan back (RV(reused)).
+      - An action plugin checks the role's variables on the controller, then runs the module on the node only when the
+        task's registered plan does not have this run's RV(inputs_key); otherwise it hands that plan back (RV(reused)).
+        It fails the task on C(refuse) and on RV(missing_members).
   platform:
     support: full
     platforms: posix
     description: Linux nodes; the installers the table knows are for Linux.
 notes:
   - A bad flavor, version, architecture or checksum fails the module with a message naming the variable.
+  - For the P(aistack.gpu_node.miniconda#role) role only, whose variables the action plugin reads.
 '''
 
 EXAMPLES = r'''
@@ -166,6 +179,21 @@ missing_members:
   type: list
   elements: str
   sample: [alcie]
+conda_settings:
+  description:
+    - What C(conda config --show --json) of the prefix's conda shows of the role's settings, read wherever the plan runs
+      that conda (a conda base, or a folder the role made); null where it was not run, failed or did not answer JSON.
+  returned: success
+  type: dict
+  contains:
+    root_prefix: {description: conda's root prefix., type: str}
+    auto_activate: {description: C(auto_activate) (C(auto_activate_base) in older conda releases)., type: bool}
+  sample: {"root_prefix": "/opt/conda", "auto_activate": false}
+conda_settings_in_place:
+  description: Whether RV(conda_settings) has O(prefix) as the root prefix and O(auto_activate_base) as the activation setting.
+  returned: success
+  type: bool
+  sample: true
 '''
 
 import grp
@@ -177,6 +205,7 @@ import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_json_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.miniconda import conda_settings, settings_in_place
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.installer import (
     choose_installer,
     existing_prefix_action,
@@ -203,12 +232,18 @@ def folder_entries(path):
     return os.listdir(path) if os.path.isdir(path) else None
 
 
-def conda_runs(module, prefix):
+def read_conda(module, prefix):
+    """``(runs, settings)``: whether the prefix's conda runs, and what its ``config --show --json`` shows of the role's
+    settings (None where it fails). One conda run where it answers, as on a converged node; where it fails (a broken
+    .condarc), ``--version`` alone says whether conda runs, as before the settings were read here."""
     conda = os.path.join(prefix, 'bin', 'conda')
     if not os.access(conda, os.X_OK):
-        return False
+        return False, None
+    rc, out, _err = module.run_command([conda, 'config', '--show', '--json'])
+    if rc == 0:
+        return True, conda_settings(out)
     rc, _out, _err = module.run_command([conda, '--version'])
-    return rc == 0
+    return rc == 0, None
 
 
 def group_exists(name):
@@ -248,6 +283,7 @@ def main():
             allow_downgrade=dict(type='bool', default=False),
             group=dict(type='str'),
             members=dict(type='list', elements='str', default=[]),
+            auto_activate_base=dict(type='bool', default=False),
         ),
         supports_check_mode=True,
     )
@@ -261,6 +297,7 @@ def main():
     started_record = os.path.join(params['started_records'], started_record_name(prefix))
     exists = os.path.lexists(prefix)
     decision = None
+    settings = None
     if exists:
         # Before its conda is run: a folder of someone else's is refused without running anything in it.
         try:
@@ -269,13 +306,18 @@ def main():
         except OSError as error:
             module.fail_json(msg='miniconda: cannot read miniconda_prefix %s: %s' % (prefix, error), installer=installer)
     if decision is None:
+        runs = False
+        if exists:
+            runs, settings = read_conda(module, prefix)
         try:
             decision = install_action(installer, exists, read_json_file(params['marker']) if exists else None,
-                                      exists and conda_runs(module, prefix), allow_downgrade=params['allow_downgrade'])
+                                      runs, allow_downgrade=params['allow_downgrade'])
         except ValueError as error:
             module.fail_json(msg='miniconda: the completion marker %s: %s' % (params['marker'], error), installer=installer)
     module.exit_json(changed=False, installer=installer, prefix_exists=exists, started_record=started_record,
-                     group_exists=group_exists(params['group']), missing_members=missing_users(params['members']), **decision)
+                     group_exists=group_exists(params['group']), missing_members=missing_users(params['members']),
+                     conda_settings=settings,
+                     conda_settings_in_place=settings_in_place(settings, prefix, params['auto_activate_base']), **decision)
 
 
 if __name__ == '__main__':

@@ -24,6 +24,11 @@ ENTRY_OPTIONS = dict(
     group=dict(type='str'),
     mode=dict(type='raw'),
 )
+# A tree to make root's alone in the same round-trip (the root_owned_tree module's options).
+TREE_OPTIONS = dict(
+    path=dict(type='path', required=True),
+    members_under=dict(type='list', elements='str', default=[]),
+)
 
 
 def content_checksum(content):

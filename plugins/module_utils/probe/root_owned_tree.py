@@ -82,3 +82,12 @@ def make_root_owned(problems):
 def describe(problems, limit):
     """The first ``limit`` problems as the module returns them."""
     return [{'path': problem.path, 'reasons': problem.reasons} for problem in problems[:limit]]
+
+
+def tree_state(top, members_under=(), limit=10):
+    """What the root_owned_tree module would find at ``top``, read only: ``{found, entries, left_alone}``; None where
+    ``top`` is no folder to walk (yet), which that module refuses."""
+    if not os.path.isabs(top) or not os.path.isdir(top) or os.path.islink(top):
+        return None
+    problems, left_alone = scan(top, members_under)
+    return {'found': len(problems), 'entries': describe(problems, limit), 'left_alone': left_alone}

@@ -25,16 +25,22 @@ with open(os.path.join(REPO_ROOT, "roles", "miniconda", "vars", "main.yml")) as 
 
 @pytest.fixture
 def node(tmp_path, monkeypatch):
-    """A prefix path on a node whose conda answers ``node.conda_rc``."""
+    """A prefix path on a node whose conda answers ``node.conda_rc``, and ``config --show --json`` ``node.config_rc``
+    (None: as conda_rc) with ``node.config_out``: by default the role's settings, and a channel with a password."""
     class Node(object):
         prefix = tmp_path / "conda"
         marker = tmp_path / "conda" / ".aistack-miniconda.json"
         records = tmp_path / "records"
         conda_rc = 0
+        config_rc = None
+        config_out = json.dumps({"root_prefix": str(tmp_path / "conda"), "auto_activate": False,
+                                 "channels": ["https://mirror-user:s3cret@mirror.example/conda-forge"]})
         calls = []
 
     def run_command(self, argv, **kwargs):
         Node.calls.append(argv)
+        if argv[1:] == ["config", "--show", "--json"]:
+            return (Node.conda_rc if Node.config_rc is None else Node.config_rc), Node.config_out, ""
         return Node.conda_rc, "conda 25.1.1\n", ""
 
     monkeypatch.setattr(basic.AnsibleModule, "run_command", run_command)
@@ -67,7 +73,7 @@ def test_no_prefix_is_an_install_of_the_default_version(node, capsys):
     assert (result["action"], result["reason"]) == ("install", "no conda prefix yet")
     assert result["installer"]["version"] == TABLE["miniconda"]["default_version"]
     assert result["installer"]["filename"] == "Miniconda3-py311_25.1.1-2-Linux-x86_64.sh"
-    assert node.calls == []
+    assert node.calls == [] and result["conda_settings"] is None and result["conda_settings_in_place"] is False
 
 
 def write_started_record(node, prefix=None, mode=0o644):
@@ -130,7 +136,7 @@ def test_conda_base_from_elsewhere_is_adopted(node, capsys):
     install_conda(node, None)
     rc, result = plan(node, capsys)
     assert (rc, result["action"]) == (0, "repair")
-    assert node.calls == [[str(node.prefix / "bin" / "conda"), "--version"]]
+    assert node.calls == [[str(node.prefix / "bin" / "conda"), "config", "--show", "--json"]]
 
 
 def test_a_file_at_the_prefix_is_refused(node, capsys):
@@ -139,12 +145,52 @@ def test_a_file_at_the_prefix_is_refused(node, capsys):
     assert result["action"] == "refuse" and result["reason"].startswith("miniconda_prefix is there but is not a folder")
 
 
-def test_verified_prefix_needs_nothing(node, capsys):
+def install_verified(node, capsys):
     installer = plan(node, capsys)[1]["installer"]
     install_conda(node, dict((k, installer[k]) for k in ("flavor", "version", "sha256", "filename")))
+
+
+def test_verified_prefix_needs_nothing_and_one_conda_run_shows_its_settings(node, capsys):
+    install_verified(node, capsys)
     rc, result = plan(node, capsys)
     assert (rc, result["action"]) == (0, "none")
-    assert node.calls == [[str(node.prefix / "bin" / "conda"), "--version"]]
+    # conda config answering is conda running: no --version besides.
+    assert node.calls == [[str(node.prefix / "bin" / "conda"), "config", "--show", "--json"]]
+    assert result["conda_settings"] == {"root_prefix": str(node.prefix), "auto_activate": False}
+    assert result["conda_settings_in_place"] is True
+    # Only the two settings come back: a channel's password never does.
+    assert "s3cret" not in json.dumps(result)
+
+
+@pytest.mark.parametrize("shown, settings", [
+    ({"auto_activate": False}, dict(auto_activate_base=True)),
+    ({"root_prefix": "/elsewhere"}, {}),
+    ({"auto_activate": None}, {}),
+])
+def test_settings_other_than_the_roles_are_not_in_place(node, capsys, shown, settings):
+    install_verified(node, capsys)
+    node.config_out = json.dumps(dict({"root_prefix": str(node.prefix), "auto_activate": False}, **shown))
+    result = plan(node, capsys, **settings)[1]
+    assert result["action"] == "none" and result["conda_settings_in_place"] is False
+
+
+def test_an_older_conda_names_the_activation_setting_auto_activate_base(node, capsys):
+    install_verified(node, capsys)
+    node.config_out = json.dumps({"root_prefix": str(node.prefix), "auto_activate_base": True})
+    result = plan(node, capsys, auto_activate_base=True)[1]
+    assert result["conda_settings"] == {"root_prefix": str(node.prefix), "auto_activate": True}
+    assert result["conda_settings_in_place"] is True
+
+
+@pytest.mark.parametrize("config_rc, config_out", [(1, ""), (0, "not json"), (0, "[]")])
+def test_a_conda_that_runs_but_shows_no_settings_is_decided_as_before_and_not_in_place(node, capsys, config_rc, config_out):
+    install_verified(node, capsys)
+    node.config_rc, node.config_out = config_rc, config_out
+    result = plan(node, capsys)[1]
+    assert result["action"] == "none" and result["conda_settings"] is None and result["conda_settings_in_place"] is False
+    conda = str(node.prefix / "bin" / "conda")
+    # conda config failing (a broken .condarc) is no damaged install: --version alone says whether conda runs.
+    assert node.calls == [[conda, "config", "--show", "--json"]] + ([[conda, "--version"]] if config_rc else [])
 
 
 @pytest.mark.parametrize("marker, conda_rc, reason", [

@@ -3,6 +3,7 @@ import stat
 
 from conftest import run_module
 from ansible_collections.aistack.gpu_node.plugins.modules import root_owned_tree
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.root_owned_tree import tree_state
 
 
 def group_writable_base(tmp_path):
@@ -38,3 +39,18 @@ def test_refuses_a_path_that_is_no_folder(capsys, tmp_path):
     code, result = run_module(root_owned_tree, {"path": str(tmp_path / "missing")}, capsys)
     assert code == 1
     assert result["msg"] == "path must be an existing folder given by an absolute path (not a link): %s" % (tmp_path / "missing")
+
+
+def test_tree_state_reads_what_the_module_would_find_and_changes_nothing(capsys, tmp_path):
+    base = group_writable_base(tmp_path)
+    state = tree_state(str(base), limit=2)
+    code, result = run_module(root_owned_tree, {"path": str(base), "report_limit": 2, "_ansible_check_mode": True}, capsys)
+    assert state == dict((key, result[key]) for key in ("found", "entries", "left_alone")) and state["found"] == 3
+    assert stat.S_IMODE(os.stat(base / "bin/conda").st_mode) == 0o775
+
+
+def test_tree_state_of_no_folder_is_none(tmp_path):
+    (tmp_path / "file").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path)
+    assert [tree_state(path) for path in (str(tmp_path / "missing"), str(tmp_path / "file"), str(tmp_path / "link"),
+                                          "relative")] == [None] * 4
