@@ -11,8 +11,9 @@ keyed decision, plan_action). Last, it refuses what the plan says the role must 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+from ansible.errors import AnsibleError
 from ansible.module_utils.common.text.converters import to_text
-from ansible.plugins.filter.core import to_bool
+from ansible.template import trust_as_template
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import miniconda
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedModuleAction
@@ -43,7 +44,12 @@ class ActionModule(KeyedModuleAction):
         def variable(name):
             return role_settings.template(self._templar, task_vars, name)
         settings = dict((name, variable('miniconda_' + name)) for name in miniconda.CHECKED)
-        # As the role's tasks read it: `| bool`.
-        terms_accepted = to_bool(variable('miniconda_accept_anaconda_tos'))
-        return (miniconda.bad_input(settings, variable('__miniconda_system_folders'), variable('__miniconda_clean_flags'))
-                or miniconda.terms_refusal(variable('miniconda_flavor'), terms_accepted))
+        problem = miniconda.bad_input(settings, variable('__miniconda_system_folders'), variable('__miniconda_clean_flags'))
+        if problem:
+            return problem
+        try:
+            # As the role's tasks read it.
+            terms_accepted = self._templar.evaluate_expression(trust_as_template('miniconda_accept_anaconda_tos | bool'))
+        except AnsibleError as error:
+            raise ValueError('miniconda_accept_anaconda_tos: %s' % to_text(error))
+        return miniconda.terms_refusal(variable('miniconda_flavor'), terms_accepted)

@@ -143,3 +143,5 @@ def test_the_modules_own_failure_is_passed_on():
 def test_a_variable_that_cannot_be_templated_is_named_before_the_node_is_read():
     result, node = plan(host(prefix=trust_as_template("{{ __no_such_variable }}")))
     assert result["failed"] and result["msg"].startswith("miniconda: miniconda_prefix: ") and node.calls == []
+    result, node = plan(host(flavor="miniconda", accept_anaconda_tos=trust_as_template("{{ __no_such_variable }}")))
+    assert result["failed"] and result["msg"].startswith("miniconda: miniconda_accept_anaconda_tos: ") and node.calls == []
