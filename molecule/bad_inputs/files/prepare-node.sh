@@ -6,8 +6,9 @@ set -euo pipefail
 # A full disk at a prefix: fill the small tmpfs at /srv/full to its last block.
 dd if=/dev/zero of=/srv/full/fill bs=64k 2>/dev/null || test -s /srv/full/fill
 
-# A conda prefix whose conda runs (it only answers --version, all the miniconda role asks an
-# installed prefix), with a tampered completion marker claiming a Miniconda newer than any known.
+# A conda prefix whose conda runs (one line for any arguments: the miniconda role asks an installed
+# prefix's conda only whether it runs and, from `config --show --json`, its settings, which this
+# answer leaves unknown), with a tampered completion marker claiming a Miniconda newer than any known.
 mkdir -p /opt/conda/bin
 printf '#!/bin/sh\necho "conda 26.7.1"\n' > /opt/conda/bin/conda
 chmod 0755 /opt/conda/bin/conda
