@@ -21,6 +21,9 @@ description:
   - With O(group), the group's members, or null when the node has no such group.
   - With O(copy_header), the files in the homes of every other account (C(.condarc) and the backups of one,
     C(.condarc.*~)) whose first line starts with it, that is the role's copies left with a user no longer in O(users).
+  - With O(show_sources), what C(conda config --show-sources) prints, before the role writes anything. Where the
+    role's run then changes no file, that is what conda loads, and conda is not asked again. It runs beside
+    C(create --help), so the read takes about as long as one conda start.
 author: aistack.gpu_node contributors (@aistack)
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
@@ -41,6 +44,13 @@ options:
     description: The first line of the role's .condarc, up to where it varies; empty looks for no copies.
     type: str
     default: ''
+  show_sources:
+    description:
+      - Also run C(conda config --show-sources) (when O(conda) exists) and return what it printed.
+      - Its output is the loaded settings, a channel token or a proxy password included; run the task with C(no_log)
+        when they may hold one.
+    type: bool
+    default: false
 attributes:
   platform:
     support: full
@@ -55,6 +65,7 @@ EXAMPLES = r'''
     users: [alice]
     group: conda
     copy_header: "# Managed by aistack.gpu_node.mirrors_condarc;"
+    show_sources: true
   register: node
 '''
 
@@ -90,12 +101,19 @@ dropped_copies:
   type: list
   elements: str
   sample: [/srv/users/bob/.condarc, /srv/users/bob/.condarc.4242.2026-12-06@10:00:00~]
+show_sources:
+  description:
+    - What C(conda config --show-sources) printed; null when O(show_sources) is false, O(conda) is missing or the
+      command failed (the caller asks conda itself then, to see why).
+  returned: always
+  type: str
 '''
 
 import glob
 import grp
 import os
 import pwd
+import threading
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
@@ -119,6 +137,26 @@ def role_copies(homes, header):
     return sorted(set(found))
 
 
+def run_conda(module, conda, commands):
+    """``{name: (rc, stdout, error)}`` of each ``commands`` entry (name -> conda's arguments), run side by side:
+    each is a conda start of its own, and neither writes anything. ``error`` is what stopped conda from
+    running at all (an OSError), else None: run_command would fail the module from its thread."""
+    outputs = {}
+
+    def run(name, arguments):
+        try:
+            rc, out, _err = module.run_command([conda] + list(arguments), handle_exceptions=False)
+            outputs[name] = (rc, out, None)
+        except (OSError, ValueError) as error:
+            outputs[name] = (None, '', error)
+    threads = [threading.Thread(target=run, args=item) for item in sorted(commands.items())]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return outputs
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -126,15 +164,26 @@ def main():
             users=dict(type='list', elements='str', default=[]),
             group=dict(type='str'),
             copy_header=dict(type='str', default=''),
+            show_sources=dict(type='bool', default=False),
         ),
         supports_check_mode=True,
     )
     params = module.params
     present = os.path.exists(params['conda'])
     solvers = []
+    show_sources = None
     if present:
-        rc, out, _err = module.run_command([params['conda'], 'create', '--help'])
+        commands = dict(create_help=('create', '--help'))
+        if params['show_sources']:
+            commands['show_sources'] = ('config', '--show-sources')
+        outputs = run_conda(module, params['conda'], commands)
+        rc, out, error = outputs['create_help']
+        if error is not None:
+            # Once more here, where module.run_command fails the module as it always did on a conda that cannot start.
+            rc, out, _err = module.run_command([params['conda'], 'create', '--help'])
         solvers = cm.create_help_solvers(out) if rc == 0 else []
+        if 'show_sources' in outputs and outputs['show_sources'][0] == 0:
+            show_sources = outputs['show_sources'][1]
     accounts = dict((entry.pw_name, entry) for entry in pwd.getpwall())
     members = None
     if params['group']:
@@ -152,6 +201,7 @@ def main():
         unknown_users=[user for user in params['users'] if user not in accounts],
         group_members=members,
         dropped_copies=role_copies(others, params['copy_header']) if params['copy_header'] else [],
+        show_sources=show_sources,
     )
 
 

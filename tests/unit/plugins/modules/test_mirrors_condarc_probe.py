@@ -93,3 +93,60 @@ def test_a_conda_whose_help_fails_has_no_solvers_to_judge(monkeypatch, tmp_path,
     code, result = run_module(probe, dict(conda=fake_conda(tmp_path, "Traceback\n", rc=1)), capsys)
     assert code == 0 and result["conda_present"] is True and result["solvers"] == []
     assert result["group_members"] is None and os.path.exists(str(tmp_path / "conda"))
+
+
+SHOW_SOURCES = u"""==> /opt/conda/.condarc <==
+channel_alias: https://mirror.example/conda
+channels:
+  - conda-forge
+
+"""
+
+
+def fake_conda_with_sources(tmp_path, sources=SHOW_SOURCES, sources_rc=0):
+    """A conda that prints its create --help, or (config --show-sources) ``sources`` with ``sources_rc``."""
+    conda = tmp_path / "conda"
+    conda.write_text(u"#!/bin/sh\nif [ \"$1 $2\" = 'config --show-sources' ]; then\ncat <<'EOF'\n%sEOF\nexit %d\nfi\n"
+                     u"cat <<'EOF'\n%sEOF\n" % (sources, sources_rc, CREATE_HELP))
+    conda.chmod(conda.stat().st_mode | stat.S_IXUSR)
+    return str(conda)
+
+
+def test_show_sources_is_read_in_the_same_round_trip_as_the_solvers(monkeypatch, tmp_path, capsys):
+    fake_node(monkeypatch, tmp_path, {})
+    code, result = run_module(probe, dict(conda=fake_conda_with_sources(tmp_path), show_sources=True), capsys)
+    assert code == 0 and result["changed"] is False
+    assert result["show_sources"] == SHOW_SOURCES and result["solvers"] == ["classic", "rattler", "libmamba"]
+
+
+def test_show_sources_is_not_read_unless_asked(monkeypatch, tmp_path, capsys):
+    fake_node(monkeypatch, tmp_path, {})
+    code, result = run_module(probe, dict(conda=fake_conda_with_sources(tmp_path)), capsys)
+    assert code == 0 and result["show_sources"] is None and result["solvers"] == ["classic", "rattler", "libmamba"]
+
+
+def test_a_failed_show_sources_is_no_reading(monkeypatch, tmp_path, capsys):
+    """conda config --show-sources that exits non-zero gives nothing to judge: the role asks conda again,
+    and that command fails with conda's own words."""
+    fake_node(monkeypatch, tmp_path, {})
+    conda = fake_conda_with_sources(tmp_path, sources=u"CondaError: bad .condarc\n", sources_rc=1)
+    code, result = run_module(probe, dict(conda=conda, show_sources=True), capsys)
+    assert code == 0 and result["show_sources"] is None and result["solvers"] == ["classic", "rattler", "libmamba"]
+
+
+def test_a_missing_conda_shows_no_sources(monkeypatch, tmp_path, capsys):
+    fake_node(monkeypatch, tmp_path, {})
+    code, result = run_module(probe, dict(conda=str(tmp_path / "absent" / "conda"), show_sources=True), capsys)
+    assert code == 0 and result["conda_present"] is False and result["show_sources"] is None
+
+
+def test_a_conda_that_cannot_start_fails_the_read(monkeypatch, tmp_path, capsys):
+    """As module.run_command fails when it cannot start conda (here: no execute bit): one failure, never
+    a result printed beside it from the other conda run."""
+    fake_node(monkeypatch, tmp_path, {})
+    conda = tmp_path / "conda"
+    conda.write_text(u"#!/bin/sh\nexit 0\n")
+    conda.chmod(0o644)
+    code, result = run_module(probe, dict(conda=str(conda), show_sources=True), capsys)
+    assert code != 0 and result["failed"] is True and result["msg"] == "Error executing command." and result["rc"] == 13
+    assert result["cmd"] == "%s create --help" % conda
