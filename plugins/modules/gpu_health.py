@@ -29,10 +29,11 @@ author: aistack.gpu_node contributors (@aistack)
 options:
   catalogue:
     description:
-      - The health catalogue, C(__gpu_validate_health_catalogue) of C(roles/gpu_validate/vars/health_catalogue.yml)
-        (classes and actions, Xid and SXid entries with their sources, per-model escalations, DCGM severities).
+      - The health catalogue (classes and actions, Xid and SXid entries with their sources, per-model escalations,
+        DCGM severities).
+      - Omitted, the action reads the P(aistack.gpu_node.gpu_validate#role) role's own,
+        C(roles/gpu_validate/vars/health_catalogue.yml), and passes it to the module.
     type: dict
-    required: true
   gpus:
     description: The GPUs as M(aistack.gpu_node.gpu_facts) reports them (C(index), C(name), C(pci_bus_id)), to name GPUs and pick their model.
     type: list
@@ -78,19 +79,13 @@ notes:
 '''
 
 EXAMPLES = r'''
-- name: Load the health catalogue (in the gpu_validate role)
-  ansible.builtin.include_vars:
-    file: health_catalogue.yml
-
-- name: Scan the kernel log since boot
+- name: Scan the kernel log since boot (the gpu_validate role's health catalogue)
   aistack.gpu_node.gpu_health:
-    catalogue: "{{ __gpu_validate_health_catalogue }}"
     gpus: "{{ ansible_facts.aistack_gpu.gpus }}"
   register: health
 
 - name: The same with DCGM's medium diagnostic, and only ISOLATE failing
   aistack.gpu_node.gpu_health:
-    catalogue: "{{ __gpu_validate_health_catalogue }}"
     gpus: "{{ ansible_facts.aistack_gpu.gpus }}"
     dcgm_diag_level: 2
     fail_class: ISOLATE

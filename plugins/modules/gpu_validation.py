@@ -16,8 +16,9 @@ version_added: 0.1.0
 description:
   - The decision of the P(aistack.gpu_node.gpu_validate#role) role, taken on the controller from the role's variables
     and the figures given; it never reads or changes the node.
-  - Without O(results) and O(gpus), names every bad threshold, reference entry or expectation in RV(problems) (the
-    role's preflight).
+  - Without O(results) and O(gpus), names every bad threshold, reference entry or expectation in RV(problems).
+  - With O(health) (and O(python), O(dataloader)) it is the role's preflight, one task - the health catalogue and
+    options checked too (on the node only where a DCGM level asks for C(dcgmi)) and bad input refused, each problem named.
   - With O(gpus), judges the node's GPUs against O(expect) and against O(recorded_gpus) in RV(expectation).
   - With O(results), judges the figures against reference figures and returns the verdict in RV(gate); bad input
     then fails the module, each item named.
@@ -39,9 +40,10 @@ options:
     type: raw
     required: true
   catalogue:
-    description: The GPU catalogue (the role's C(vars/gpu_catalogue.yml)), SKUs with datasheet and measured figures.
+    description:
+      - The GPU catalogue, SKUs with datasheet and measured figures.
+      - Omitted, the action reads the P(aistack.gpu_node.gpu_validate#role) role's own, C(vars/gpu_catalogue.yml).
     type: raw
-    required: true
   unknown_gpu:
     description: C(warn) judges a GPU the catalogue and O(reference) do not know against estimates, as warnings; C(fail)
       fails it.
@@ -76,27 +78,78 @@ options:
   results:
     description: The figures C(validate_gpu.py) wrote (its JSON, parsed). Omit to check the thresholds only.
     type: dict
+  python:
+    description:
+      - The interpreter the figures would be measured with (C(gpu_validate_python)); given, it must be an absolute path
+        or empty, and bad input fails the task (see O(health)).
+    type: raw
+  dataloader:
+    description:
+      - The DataLoader settings of the AMP step (C(gpu_validate_dataloader)); given, C(num_workers) must be at least 1,
+        and bad input fails the task (see O(health)).
+    type: raw
+  health:
+    description:
+      - The health input to check as well, as M(aistack.gpu_node.gpu_health) with O(aistack.gpu_node.gpu_health#module:scan=false)
+        checks it - on the controller, or with a DCGM level by that module on the node, which looks for C(dcgmi).
+      - "With O(health), O(python) or O(dataloader) the task is the role's whole input check; any problem, of the
+        thresholds too, fails it with the message C(gpu_validate: bad input: ) and every problem, joined by C( | )."
+    type: dict
+    suboptions:
+      catalogue:
+        description: The health catalogue; omitted, the role's own, C(vars/health_catalogue.yml).
+        type: dict
+      dcgm_diag_level:
+        description: C(gpu_validate_dcgm_diag_level); above 0 the node is asked whether C(dcgmi) is there.
+        type: int
+        default: 0
+      dcgm_install_planned:
+        description: The P(aistack.gpu_node.dcgm#role) role installs DCGM later in this run; a missing C(dcgmi) is then no problem.
+        type: bool
+        default: false
+      fail_class:
+        description: C(gpu_validate_health_fail_class).
+        type: str
+        default: REBOOT
+attributes:
+  action:
+    support: full
+    description:
+      - Runs on the controller as an action plugin; the node is contacted only for O(health) with a DCGM level, when
+        the M(aistack.gpu_node.gpu_health) module looks for C(dcgmi) there.
+  platform:
+    support: full
+    platforms: posix
+    description: Any controller; the decisions do not depend on the node's platform.
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
-  - aistack.gpu_node.attributes.controller_plan
   - aistack.gpu_node.attributes.per_host
 '''
 
 EXAMPLES = r'''
-- name: Check the thresholds before any change
+- name: Check the thresholds before any change (the role's GPU catalogue)
   aistack.gpu_node.gpu_validation:
     reference: "{{ gpu_validate_reference }}"
-    catalogue: "{{ __gpu_validate_catalogue }}"
     min_fraction: "{{ gpu_validate_min_fraction }}"
     min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
     min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
     expect: {count: 8, model: "^NVIDIA H100", memory_gb: 80}
   register: thresholds
 
+- name: The role's whole input check, refusing bad input
+  aistack.gpu_node.gpu_validation:
+    reference: "{{ gpu_validate_reference }}"
+    min_fraction: "{{ gpu_validate_min_fraction }}"
+    min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
+    min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
+    python: "{{ gpu_validate_python }}"
+    dataloader: "{{ gpu_validate_dataloader }}"
+    health: {dcgm_diag_level: 1, fail_class: REBOOT}
+  register: thresholds
+
 - name: Judge the measured figures
   aistack.gpu_node.gpu_validation:
     reference: "{{ gpu_validate_reference }}"
-    catalogue: "{{ __gpu_validate_catalogue }}"
     min_fraction: "{{ gpu_validate_min_fraction }}"
     min_amp_samples_per_s: "{{ gpu_validate_min_amp_samples_per_s }}"
     min_allreduce_busbw_gbps: "{{ gpu_validate_min_allreduce_busbw_gbps }}"
@@ -114,7 +167,9 @@ reused:
   returned: always
   type: bool
 problems:
-  description: Every bad threshold or reference entry, each naming its variable and what was expected; empty when none.
+  description:
+    - Every bad threshold or reference entry, each naming its variable and what was expected; empty when none.
+    - With O(health), O(python) or O(dataloader), also the health input's and the measurement's problems.
   returned: always
   type: list
   elements: str

@@ -128,6 +128,34 @@ def input_problems(min_fraction, min_amp_samples_per_s, min_allreduce_busbw_gbps
     return problems
 
 
+
+def _jinja_int(value):
+    """``value | int`` as Jinja's int filter reads it: a whole number, else the whole part of a number, else 0."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError, OverflowError):
+            return 0
+
+
+def measurement_problems(python, dataloader):
+    """What is wrong with how the figures would be measured: the interpreter (absolute or empty; None reads as
+    empty, as the measurement does) and the DataLoader, which must have workers. Each names its variable."""
+    problems = []
+    if python not in ('', None) and not str(python).startswith('/'):
+        problems.append('gpu_validate_python must be an absolute path or empty, got %s' % python)
+    workers = (dataloader if isinstance(dataloader, dict) else {}).get('num_workers', 0)
+    if not _jinja_int(workers) > 0:
+        problems.append('gpu_validate_dataloader.num_workers must be at least 1: the step checks a DataLoader with workers')
+    return problems
+
+
+def refusal(problems):
+    """The role's refusal of bad input, every problem named; None when there is none."""
+    return 'gpu_validate: bad input: %s' % ' | '.join(problems) if problems else None
+
 # Datasheet figure each measured metric is judged against, and how a share of it becomes a reference.
 DATASHEET_FIGURE = {
     'gemm_bf16_tflops': 'dense_bf16_tflops',

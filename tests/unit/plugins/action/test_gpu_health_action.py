@@ -54,3 +54,21 @@ def test_a_dcgm_input_check_is_handed_back_and_a_scan_never(tmp_path):
         run_action(ActionModule, scan, tmp_path, register="__health_input", task_vars={"__health_input": first})
         run_action(ActionModule, scan, tmp_path, register="__health_input", task_vars={"__health_input": first})
         assert node.call_count == 3
+
+
+def test_without_a_catalogue_the_role_catalogue_is_read_and_passed_to_the_module(tmp_path):
+    # The role's scan task gives no catalogue (no include_vars task before it, issue 37 item 7).
+    args = dict(gpus=[], dcgm_diag_level=0, fail_class="REBOOT")
+    with mock.patch.object(ActionModule, "_execute_module", return_value={"problems": [], "health": {}}) as node:
+        run_action(ActionModule, args, tmp_path)
+    assert node.call_args.kwargs["module_args"] == dict(args, catalogue=CATALOGUE)
+    with mock.patch.object(ActionModule, "_execute_module") as node:
+        checked = run_action(ActionModule, dict(scan=False), tmp_path)
+    node.assert_not_called()
+    assert checked["problems"] == [] and checked["inputs_key"] == run(tmp_path, scan=False)[0]["inputs_key"]
+
+
+def test_a_given_catalogue_goes_to_the_module_as_given(tmp_path):
+    mine = dict(CATALOGUE, unknown_xid={"class": "MONITOR", "why": "site rule", "source": "site"})
+    _result, node = run(tmp_path, catalogue=mine)
+    assert node.call_args.kwargs["module_args"]["catalogue"] == mine

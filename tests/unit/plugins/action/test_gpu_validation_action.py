@@ -8,6 +8,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import os
+from unittest import mock
 
 import pytest
 import yaml
@@ -16,6 +17,7 @@ from ansible.errors import AnsibleActionFail
 from conftest import REPO_ROOT, run_action
 from ansible_collections.aistack.gpu_node.plugins.action.gpu_validation import ActionModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.multi_gpu_env import MULTICAST_OFF_ENV
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils import gpu_validate_catalogues
 
 REFERENCE = {"NVIDIA H200": {"gemm_bf16_tflops": 784, "gemm_fp16_tflops": 784, "copy_gbps": 4800, "fused_adamw_ms": 1.71}}
 MIN_FRACTION = {"gemm_bf16_tflops": 0.85, "gemm_fp16_tflops": 0.85, "copy_gbps": 0.6, "fused_adamw_ms": 0.6}
@@ -69,3 +71,93 @@ def test_expectations_are_judged_when_the_gpus_are_given(tmp_path):
                                                "found 1: missing GPU index 1)"]
     refused = run(tmp_path, gpus=gpus, expect={"count": "two"})
     assert refused["failed"] and "gpu_validate_expect.count must be a whole number" in refused["msg"]
+
+
+# The role's whole input check (issue 37 item 7): one task where preflight.yml ran two include_vars, this action, the
+# gpu_health input check and an assert; the role's catalogues read by the action, the assert's message word for word.
+HEALTH_CATALOGUE = gpu_validate_catalogues.load("health")
+
+
+def check_input(tmp_path, node=None, task_vars=None, register=None, **overrides):
+    """The preflight task's arguments (no catalogue: the action reads the role's), the node's gpu_health mocked."""
+    args = dict(reference={}, min_fraction=MIN_FRACTION, min_amp_samples_per_s=1000, min_allreduce_busbw_gbps=40,
+                unknown_gpu="warn", expect={}, python="", dataloader={"num_workers": 4},
+                health={"dcgm_diag_level": 0, "dcgm_install_planned": False, "fail_class": "REBOOT"})
+    args.update(overrides)
+    with mock.patch.object(ActionModule, "_execute_module", return_value=node or {"problems": []}) as execute:
+        result = run_action(ActionModule, args, tmp_path, check_mode=True, task_vars=task_vars, register=register)
+    return result, execute
+
+
+def test_the_input_check_reads_the_role_catalogues_and_passes_the_defaults_without_the_node(tmp_path):
+    result, execute = check_input(tmp_path)
+    assert not result.get("failed") and result["changed"] is False
+    assert result["problems"] == [] and result["multicast_off_env"] == MULTICAST_OFF_ENV
+    execute.assert_not_called()
+    # The key rests on the catalogues the action read: the same as given explicitly.
+    given, _execute = check_input(tmp_path, catalogue=CATALOGUE,
+                                  health={"catalogue": HEALTH_CATALOGUE, "dcgm_diag_level": 0, "fail_class": "REBOOT"})
+    assert given["inputs_key"] == result["inputs_key"]
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (dict(python="python3"), "gpu_validate: bad input: gpu_validate_python must be an absolute path or empty, got python3"),
+    (dict(dataloader={"num_workers": 0}), "gpu_validate: bad input: gpu_validate_dataloader.num_workers must be at least 1: "
+                                          "the step checks a DataLoader with workers"),
+    (dict(min_amp_samples_per_s="fast"), "gpu_validate: bad input: gpu_validate_min_amp_samples_per_s must be a number of "
+                                         "at least 0, got 'fast'"),
+    (dict(health={"fail_class": "SOMETIMES"}), "gpu_validate: bad input: gpu_validate_health_fail_class must be one of"),
+])
+def test_the_input_check_refuses_bad_input_with_the_role_message(tmp_path, overrides, message):
+    result, execute = check_input(tmp_path, **overrides)
+    assert result["failed"] and result["msg"].startswith(message)
+    execute.assert_not_called()
+
+
+def test_every_problem_is_named_in_the_assert_order(tmp_path):
+    result, _execute = check_input(tmp_path, min_allreduce_busbw_gbps="x", python="bin/python", dataloader={"num_workers": 0},
+                                   health={"fail_class": "SOMETIMES"})
+    assert result["failed"]
+    problems = result["msg"][len("gpu_validate: bad input: "):].split(" | ")
+    assert problems[0].startswith("gpu_validate_min_allreduce_busbw_gbps must be a number")
+    assert problems[1].startswith("gpu_validate_health_fail_class must be one of")
+    assert problems[2:] == ["gpu_validate_python must be an absolute path or empty, got bin/python",
+                            "gpu_validate_dataloader.num_workers must be at least 1: the step checks a DataLoader with workers"]
+
+
+def test_a_dcgm_level_asks_the_node_and_its_problem_is_refused(tmp_path):
+    missing = ("gpu_validate_dcgm_diag_level is 1 but dcgmi is not installed on the node: install DCGM "
+               "(datacenter-gpu-manager) or set gpu_validate_dcgm_diag_level: 0")
+    result, execute = check_input(tmp_path, node={"changed": False, "problems": [missing]},
+                                  health={"dcgm_diag_level": 1, "dcgm_install_planned": False, "fail_class": "REBOOT"})
+    assert result["failed"] and result["msg"] == "gpu_validate: bad input: " + missing
+    execute.assert_called_once()
+    called = execute.call_args.kwargs
+    assert called["module_name"] == "aistack.gpu_node.gpu_health"
+    assert called["module_args"] == dict(catalogue=HEALTH_CATALOGUE, dcgm_diag_level=1, dcgm_install_planned=False,
+                                         fail_class="REBOOT", scan=False)
+
+
+def test_a_node_that_fails_the_health_check_fails_the_task(tmp_path):
+    result, _execute = check_input(tmp_path, node={"failed": True, "msg": "no python on the node"},
+                                   health={"dcgm_diag_level": 2})
+    assert result["failed"] and result["msg"] == "no python on the node"
+
+
+def test_the_input_check_is_handed_back_once_without_asking_the_node_again(tmp_path):
+    health = {"dcgm_diag_level": 1, "dcgm_install_planned": True, "fail_class": "REBOOT"}
+    first, execute = check_input(tmp_path, register="__thresholds", health=health)
+    assert first["reused"] is False and execute.call_count == 1 and first["problems"] == []
+    again, execute = check_input(tmp_path, register="__thresholds", health=health, task_vars={"__thresholds": first})
+    assert again["reused"] is True and again["multicast_off_env"] == MULTICAST_OFF_ENV
+    execute.assert_not_called()
+    other, execute = check_input(tmp_path, register="__thresholds", health=dict(health, dcgm_diag_level=2),
+                                 task_vars={"__thresholds": first})
+    assert other["reused"] is False and execute.call_count == 1
+
+
+def test_the_judgements_read_the_role_catalogue_when_given_none(tmp_path):
+    results = {"status": "skipped", "reason": "no GPU"}
+    args = dict(reference=REFERENCE, min_fraction=MIN_FRACTION, min_amp_samples_per_s=1000, min_allreduce_busbw_gbps=40,
+                results=results)
+    assert run_action(ActionModule, args, tmp_path)["gate"] == run(tmp_path, results=results)["gate"]

@@ -326,3 +326,39 @@ def test_the_readme_count_example_is_what_an_eight_gpu_node_missing_one_gets():
     gpus = [dict(facts_gpus()[0], index=index, uuid="GPU-%d" % index) for index in range(7)]
     (message,) = gpu_validation.expectation_checks({"count": 8}, gpus)["failed"]
     assert "`%s`" % message in _readme()
+
+
+# The measurement's input, checked by the gpu_validation action where the role's preflight assert checked it (issue 37
+# item 7): the same messages word for word (molecule/bad_inputs and tests/bad_inputs.yml look for them).
+@pytest.mark.parametrize("python", ["", None, "/opt/conda/envs/train/bin/python"])
+def test_an_absolute_or_empty_interpreter_and_workers_are_no_problem(python):
+    assert gpu_validation.measurement_problems(python, {"num_workers": 4}) == []
+
+
+def test_a_relative_interpreter_is_named():
+    assert gpu_validation.measurement_problems("python3", {"num_workers": 4}) == [
+        "gpu_validate_python must be an absolute path or empty, got python3"]
+
+
+@pytest.mark.parametrize("dataloader", [{"num_workers": 0}, {}, {"num_workers": None}, {"num_workers": "none"},
+                                        {"num_workers": -2}, None])
+def test_a_dataloader_without_workers_is_named(dataloader):
+    assert gpu_validation.measurement_problems("", dataloader) == [
+        "gpu_validate_dataloader.num_workers must be at least 1: the step checks a DataLoader with workers"]
+
+
+@pytest.mark.parametrize("workers", [1, "2", "3.5", 1.5, True])
+def test_workers_read_as_jinja_int_reads_them(workers):
+    # The assert read num_workers | default(0) | int: a number in a string or with a fraction counts.
+    assert gpu_validation.measurement_problems("", {"num_workers": workers}) == []
+
+
+def test_both_measurement_problems_in_the_assert_order():
+    assert gpu_validation.measurement_problems("bin/python", {"num_workers": 0}) == [
+        "gpu_validate_python must be an absolute path or empty, got bin/python",
+        "gpu_validate_dataloader.num_workers must be at least 1: the step checks a DataLoader with workers"]
+
+
+def test_the_refusal_names_every_problem_joined_as_the_assert_joined_them():
+    assert gpu_validation.refusal([]) is None
+    assert gpu_validation.refusal(["a", "b"]) == "gpu_validate: bad input: a | b"
