@@ -17,9 +17,6 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import gpu
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils import gpu_validate_catalogues
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision
 
-# The module's spec, but the catalogue may be left to the role's.
-ARGUMENT_SPEC = dict(gpu_health.ARGUMENT_SPEC, catalogue=dict(type='dict'))
-
 
 class ActionModule(KeyedDecision, ActionBase):
 
@@ -28,7 +25,7 @@ class ActionModule(KeyedDecision, ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+        _validation, args = self.validate_argument_spec(argument_spec=gpu_health.ARGUMENT_SPEC)
         if args['catalogue'] is None:
             args['catalogue'] = gpu_validate_catalogues.load('health')
         module_args = dict(self._task.args, catalogue=args['catalogue'])

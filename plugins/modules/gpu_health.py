@@ -204,6 +204,9 @@ def run_dcgm(module, dcgmi, level, catalogue):
 def main():
     module = AnsibleModule(argument_spec=gpu_health.ARGUMENT_SPEC, supports_check_mode=True)
     params = module.params
+    if params['catalogue'] is None:
+        # Only a task that bypasses the action plugin, which fills in the role's catalogue, gets here.
+        module.fail_json(msg='gpu_health: no catalogue given, and none is read without the action plugin')
     level = params['dcgm_diag_level']
     problems = gpu_health.catalogue_problems(params['catalogue']) + gpu_health.input_problems(level, params['fail_class'])
     dcgmi = module.get_bin_path('dcgmi') if level else None

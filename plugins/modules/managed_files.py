@@ -180,9 +180,9 @@ root_owned_tree:
   returned: when O(root_owned_tree) is given
   type: dict
   contains:
-    changed: {description: Whether the walk changed (in check mode, would change) anything., type: bool}
+    changed: {description: "Whether the walk changed (in check mode, would change) anything.", type: bool}
     found: {description: How many entries were not root's alone., type: int}
-    entries: {description: The first ten of them, with why each was found., type: list, elements: dict}
+    entries: {description: "The first ten of them, with why each was found.", type: list, elements: dict}
     left_alone: {description: Entries of the O(root_owned_tree.members_under) folders that root does not own., type: list,
                  elements: str}
   sample: {"changed": false, "found": 0, "entries": [], "left_alone": []}

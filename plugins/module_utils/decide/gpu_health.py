@@ -15,9 +15,10 @@ __metaclass__ = type
 
 import re
 
-# The gpu_health module's options; its action plugin checks the same.
+# The gpu_health module's options; its action plugin checks the same and fills in the catalogue
+# the task leaves out (the gpu_validate role's own).
 ARGUMENT_SPEC = dict(
-    catalogue=dict(type='dict', required=True),
+    catalogue=dict(type='dict'),
     gpus=dict(type='list', elements='dict', default=[]),
     dcgm_diag_level=dict(type='int', default=0),
     dcgm_install_planned=dict(type='bool', default=False),

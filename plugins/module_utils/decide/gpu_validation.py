@@ -128,7 +128,6 @@ def input_problems(min_fraction, min_amp_samples_per_s, min_allreduce_busbw_gbps
     return problems
 
 
-
 def _jinja_int(value):
     """``value | int`` as Jinja's int filter reads it: a whole number, else the whole part of a number, else 0."""
     try:
@@ -155,6 +154,7 @@ def measurement_problems(python, dataloader):
 def refusal(problems):
     """The role's refusal of bad input, every problem named; None when there is none."""
     return 'gpu_validate: bad input: %s' % ' | '.join(problems) if problems else None
+
 
 # Datasheet figure each measured metric is judged against, and how a share of it becomes a reference.
 DATASHEET_FIGURE = {

@@ -19,7 +19,6 @@ from ansible.template import Templar
 
 from conftest import REPO_ROOT
 from ansible_collections.aistack.gpu_node.plugins.action.numa_tuning_plan import ActionModule
-from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import numa_tuning as nt
 
 with open(os.path.join(REPO_ROOT, "tests", "gpu", "results", "h100-80gb-hbm3", "numa.json")) as _handle:
     H100 = json.load(_handle)["plan"]
@@ -33,9 +32,9 @@ class Node(object):
     """The modules the action runs, answering from functions of their arguments; every call kept."""
 
     def __init__(self, **answers):
-        self.answers = dict({"aistack.gpu_node.numa_facts": lambda args: {"ansible_facts": {"aistack_numa": copy.deepcopy(H100)},
-                                                                           "proof": {"recorded": None, "state": None}}},
-                            **dict((name.replace("__", "."), answer) for name, answer in answers.items()))
+        fresh = {"aistack.gpu_node.numa_facts": lambda args: {
+            "ansible_facts": {"aistack_numa": copy.deepcopy(H100)}, "proof": {"recorded": None, "state": None}}}
+        self.answers = dict(fresh, **dict((name.replace("__", "."), answer) for name, answer in answers.items()))
         self.calls = []
 
     def __call__(self, module_name=None, module_args=None, task_vars=None):
@@ -95,8 +94,8 @@ def test_a_record_of_this_check_on_the_node_as_it_is_proves_the_run():
     check = run(dict(env_ready=True))[0]["check"]
     state = {"files": {PREFIX + "/bin/aistack-numa-launch": "a" * 64}, "allowed": {"Cpus_allowed_list": "0-15"}, "numactl": ""}
     recorded = {"key": check["key"], "state": state, "launcher": "launched 16"}
-    node = Node(aistack__gpu_node__numa_facts=lambda args: {"ansible_facts": {"aistack_numa": H100},
-                                                             "proof": {"recorded": recorded, "state": state}})
+    node = Node(aistack__gpu_node__numa_facts=lambda args: {
+        "ansible_facts": {"aistack_numa": H100}, "proof": {"recorded": recorded, "state": state}})
     result = run(dict(env_ready=True), node)[0]
     assert result["proven"] is True and result["proven_launcher"] == "launched 16"
 

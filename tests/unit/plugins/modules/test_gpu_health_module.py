@@ -175,3 +175,8 @@ def test_dcgm_without_json_fails(node, capsys):
     assert code == 1
     assert result["msg"] == ("gpu_validate: dcgmi diag -r 1 -j gave no JSON (exit 255): Error: unable to establish a connection "
                              "to the host engine")
+
+
+def test_without_the_action_plugin_a_missing_catalogue_is_named(capsys):
+    rc, result = run_module(gpu_health, {"scan": False}, capsys)
+    assert rc == 1 and result["msg"] == "gpu_health: no catalogue given, and none is read without the action plugin"
