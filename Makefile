@@ -104,11 +104,12 @@ integration: $(SETUP_DONE) ## pytest integration tests
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
 # The scenarios run in MOLECULE_LANES lanes side by side (dev/molecule_lanes.py), longest first so
-# that the lanes end together; S=... runs only those named.
-MOLECULE_LANES ?= 2
+# that the lanes end together; S=... runs only those named. One lane by default: on 2 cores two lanes
+# took as long as one (docs/testing.md), the scenarios being CPU-bound there.
+MOLECULE_LANES ?= 1
 MOLECULE_LONGEST := site apex_build conda miniconda
 MOLECULE_ORDER := $(filter $(MOLECULE_SCENARIOS),$(MOLECULE_LONGEST)) $(filter-out $(MOLECULE_LONGEST),$(MOLECULE_SCENARIOS))
-molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes, two at a time (MOLECULE_LANES, S=...); time per scenario
+molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes, in MOLECULE_LANES lanes (1), S=... for some; time per scenario
 	@times=$${AISTACK_TEST_TIMES:-}; own=; \
 	if [ -z "$$times" ]; then times=$(CURDIR)/.cache/molecule-times.tsv; own=1; : > $$times; fi; \
 	export AISTACK_TEST_TIMES=$$times; status=0; scenarios="$(or $(S),$(MOLECULE_ORDER))"; \

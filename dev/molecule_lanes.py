@@ -2,9 +2,8 @@
 
     python3 dev/molecule_lanes.py [--lanes N] SCENARIO...
 
-A scenario spends most of its time waiting on its node (a podman exec, a module's start, a fault
-being set up), so two run side by side on 2 cores in far less than the sum of their times, and
-more so on a loaded machine, where each waits longer for the CPU. The scenarios are started in
+Lanes pay where a machine has cores to spare: on 2 cores the scenarios are CPU-bound, and two side
+by side took as long as one after the other (docs/testing.md, "Scenarios in lanes"). The scenarios are started in
 the order given (put the longest first), one per free lane. Each one's output goes to
 .cache/molecule-logs/SCENARIO.log and is printed whole, under a header, when it ends, so logs
 never interleave. After a failure no further scenario starts; those running finish, and the exit
@@ -64,7 +63,7 @@ def run_lanes(scenarios, lanes, start, poll=0.5, report=print):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
-    parser.add_argument("--lanes", type=int, default=2, help="scenarios run at once (default 2)")
+    parser.add_argument("--lanes", type=int, default=1, help="scenarios run at once (default 1)")
     parser.add_argument("scenarios", nargs="+")
     args = parser.parse_args(argv)
     if args.lanes < 1:
