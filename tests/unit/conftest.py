@@ -180,3 +180,23 @@ def run_action(action_class, args, search_path, check_mode=False, task_vars=None
     result = action.run(task_vars=task_vars or {})
     assert not result_contract_problems(result), "action result: %s" % "; ".join(result_contract_problems(result))
     return result
+
+
+def _trusted(value):
+    """A role file's value as the role's loader gives it: its templates trusted."""
+    from ansible.template import trust_as_template  # pylint: disable=import-outside-toplevel
+    if isinstance(value, dict):
+        return dict((key, _trusted(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return [_trusted(item) for item in value]
+    return trust_as_template(value) if isinstance(value, str) and "{{" in value else value
+
+
+def read_role_vars(role):
+    """``(defaults, vars)`` of ``roles/<role>`` as the role's loader gives them to a task (templates trusted)."""
+    import yaml  # pylint: disable=import-outside-toplevel
+    loaded = []
+    for name in ("defaults", "vars"):
+        with open(os.path.join(REPO_ROOT, "roles", role, name, "main.yml")) as handle:
+            loaded.append(_trusted(yaml.safe_load(handle)))
+    return tuple(loaded)

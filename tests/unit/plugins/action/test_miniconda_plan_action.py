@@ -10,18 +10,15 @@ here the module answers what a (fake) node would."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import os
 from unittest import mock
 
-import yaml
 
-from conftest import REPO_ROOT, result_contract_problems
+from conftest import read_role_vars, result_contract_problems
 from ansible.parsing.dataloader import DataLoader
 from ansible.playbook.play_context import PlayContext
 from ansible.template import Templar, trust_as_template
 from ansible_collections.aistack.gpu_node.plugins.action.miniconda_plan import ActionModule
 
-ROLE = os.path.join(REPO_ROOT, "roles", "miniconda")
 ARGS = dict(flavor="miniforge", prefix="/opt/conda", marker="/opt/conda/.aistack-miniconda.json",
             started_records="/var/lib/aistack/miniconda", group="conda", members=["alice"], auto_activate_base=False)
 # A converged node, as the module reads it.
@@ -30,19 +27,7 @@ CONVERGED = dict(changed=False, action="none", reason="miniforge 25.3.0-3 instal
                  conda_settings_in_place=True)
 
 
-def _trusted(value):
-    """A role file's value as the role's loader gives it: its templates trusted."""
-    if isinstance(value, dict):
-        return dict((key, _trusted(item)) for key, item in value.items())
-    if isinstance(value, list):
-        return [_trusted(item) for item in value]
-    return trust_as_template(value) if isinstance(value, str) and "{{" in value else value
-
-
-with open(os.path.join(ROLE, "defaults", "main.yml")) as _handle:
-    DEFAULTS = _trusted(yaml.safe_load(_handle))
-with open(os.path.join(ROLE, "vars", "main.yml")) as _handle:
-    ROLE_VARS = _trusted(yaml.safe_load(_handle))
+DEFAULTS, ROLE_VARS = read_role_vars("miniconda")
 
 
 class Node(object):

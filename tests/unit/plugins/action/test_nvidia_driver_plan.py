@@ -12,13 +12,11 @@ the probe module. Here the probe answers what a (fake) node would."""
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
-import os
 import re
 from unittest import mock
 
-import yaml
 
-from conftest import REPO_ROOT, read_public, result_contract_problems
+from conftest import read_role_vars, read_public, result_contract_problems
 from ansible.parsing.dataloader import DataLoader
 from ansible.playbook.play_context import PlayContext
 from ansible.template import Templar, trust_as_template
@@ -26,22 +24,9 @@ from ansible_collections.aistack.gpu_node.plugins.action.nvidia_driver_plan impo
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager
 
 PROBE = "aistack.gpu_node.nvidia_driver_probe"
-ROLE = os.path.join(REPO_ROOT, "roles", "nvidia_driver")
 
 
-def _trusted(value):
-    """A role file's value as the role's loader gives it: its templates trusted."""
-    if isinstance(value, dict):
-        return dict((key, _trusted(item)) for key, item in value.items())
-    if isinstance(value, list):
-        return [_trusted(item) for item in value]
-    return trust_as_template(value) if isinstance(value, str) and "{{" in value else value
-
-
-with open(os.path.join(ROLE, "defaults", "main.yml")) as _handle:
-    DEFAULTS = _trusted(yaml.safe_load(_handle))
-with open(os.path.join(ROLE, "vars", "main.yml")) as _handle:
-    ROLE_VARS = _trusted(yaml.safe_load(_handle))
+DEFAULTS, ROLE_VARS = read_role_vars("nvidia_driver")
 
 NO_GPU = {"state": "no_gpu", "gpus": [], "messages": [], "driver": {"version": None, "loaded_version": None, "mismatch": False}}
 H200_RUNNING = {"state": "ok", "gpus": [{"name": "NVIDIA H200", "compute_capability": "9.0"}], "messages": [],
