@@ -56,7 +56,19 @@ class ActionModule(KeyedDecision, PlanAction):
         return args
 
     def keyed_inputs(self, args, task_vars):
-        return self._with_catalogues(args)
+        # Not the interpreter: it defaults to conda_env's result, published after site.yml's preflight play
+        # made this check, so run() checks it on every call instead.
+        inputs = dict(self._with_catalogues(args))
+        inputs.pop('python')
+        return inputs
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        if result.get('reused') and self._task.args.get('python') is not None:
+            refusal = gpu_validation.refusal(gpu_validation.interpreter_problems(self._task.args['python']))
+            if refusal:
+                result.update(failed=True, msg=refusal)
+        return result
 
     def decide(self, args, task_vars):
         args = self._with_catalogues(args)

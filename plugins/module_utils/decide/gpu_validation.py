@@ -139,12 +139,18 @@ def _jinja_int(value):
             return 0
 
 
+def interpreter_problems(python):
+    """What is wrong with the interpreter the figures would be measured with: absolute or empty (None reads
+    as empty, as the measurement does)."""
+    if python in ('', None) or str(python).startswith('/'):
+        return []
+    return ['gpu_validate_python must be an absolute path or empty, got %s' % python]
+
+
 def measurement_problems(python, dataloader):
     """What is wrong with how the figures would be measured: the interpreter (absolute or empty; None reads as
     empty, as the measurement does) and the DataLoader, which must have workers. Each names its variable."""
-    problems = []
-    if python not in ('', None) and not str(python).startswith('/'):
-        problems.append('gpu_validate_python must be an absolute path or empty, got %s' % python)
+    problems = interpreter_problems(python)
     workers = (dataloader if isinstance(dataloader, dict) else {}).get('num_workers', 0)
     if not _jinja_int(workers) > 0:
         problems.append('gpu_validate_dataloader.num_workers must be at least 1: the step checks a DataLoader with workers')

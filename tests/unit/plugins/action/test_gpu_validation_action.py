@@ -161,3 +161,14 @@ def test_the_judgements_read_the_role_catalogue_when_given_none(tmp_path):
     args = dict(reference=REFERENCE, min_fraction=MIN_FRACTION, min_amp_samples_per_s=1000, min_allreduce_busbw_gbps=40,
                 results=results)
     assert run_action(ActionModule, args, tmp_path)["gate"] == run(tmp_path, results=results)["gate"]
+
+
+def test_the_interpreter_is_checked_again_when_the_decision_is_handed_back(tmp_path):
+    # site.yml's preflight play checks an empty interpreter; the role's run then gets conda_env's.
+    first, _execute = check_input(tmp_path, register="__thresholds", python="")
+    again, _execute = check_input(tmp_path, register="__thresholds", python="/opt/conda/envs/torch/bin/python",
+                                  task_vars={"__thresholds": first})
+    assert again["reused"] is True and not again.get("failed")
+    bad, _execute = check_input(tmp_path, register="__thresholds", python="bin/python", task_vars={"__thresholds": first})
+    assert bad["reused"] is True and bad["failed"]
+    assert bad["msg"] == "gpu_validate: bad input: gpu_validate_python must be an absolute path or empty, got bin/python"
