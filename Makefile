@@ -136,7 +136,7 @@ matrix: $(SETUP_DONE) ## every supported ansible-core line in its own venv: sani
 wheelhouse: $(SETUP_DONE) ## Python 3.12 wheels an air-gapped GPU host needs for make test-gpu (DIR=...)
 	dev/make-wheelhouse $(DIR)
 
-gpu-carry: $(SETUP_DONE) ## what make test-gpu needs on an air-gapped GPU host, in .cache/gpu-carry (APEX_ARCHIVE=...)
+gpu-carry: $(SETUP_DONE) ## what make test-gpu needs on an air-gapped GPU host, in .cache/gpu-carry (APEX_ARCHIVE=..., NVIDIA_CTK_SOURCE=...)
 	tests/gpu/make-gpu-carry
 
 # On the GPU host itself; needs no .venv (the tooling comes from the wheelhouse).

@@ -30,12 +30,14 @@ RECAP_LINE = re.compile(
 )
 # Steps that must leave the host as it was: any change there is a failure of the scenario.
 ZERO_CHANGE_STEPS = ("idempotence", "check")
-ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595", "apt_path_dcgm")
+ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives", "venv", "apt_path", "apt_path_r595", "apt_path_dcgm",
+             "containers")
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
 # What each step leaves besides <step>.log, roles-<step>.json and tasks-<step>.json; the molecule
 # steps' artefacts (host.json, drift/, ...) go with converge, which every run that makes them runs.
-STEP_ARTEFACTS = {"apt_path": ("apt_path.json", "apt_path_r595.json"), "apt_path_dcgm": ("apt_path_dcgm.json",)}
+STEP_ARTEFACTS = {"apt_path": ("apt_path.json", "apt_path_r595.json"), "apt_path_dcgm": ("apt_path_dcgm.json",),
+                  "containers": ("containers.json", "cdi")}
 # steps.json is merged entry by entry, the reports are written afterwards, the torch repack log is the host's.
 _NOT_MERGED = ("steps.json", "REPORT.md", "report.json", "repack.log")
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
@@ -164,6 +166,7 @@ def render_markdown(report, results_rel):
     out += apt_path_section(report["apt_path"])
     out += apt_path_section(report.get("apt_path_r595"), "Ubuntu apt path, R590 and later names")
     out += apt_path_dcgm_section(report.get("apt_path_dcgm"))
+    out += containers_section(report.get("containers"))
     out += _env_section(report["env"])
     out += _roles_section(report["roles"])
     out += _noop_tasks_section(report["tasks"].get("idempotence"))
@@ -345,6 +348,37 @@ def apt_path_dcgm_section(found):
                        _packages(adopt.get("installed") or []),
                        "no" if adopt.get("record") is None and adopt.get("pin") is None and not any(
                            item.get("selection") == "hold" for item in adopt.get("installed") or []) else "YES"))
+    return out
+
+
+def containers_section(found):
+    """The containers step's result (tests/gpu/containers.py): the CDI spec nvidia-ctk made here, as the
+    collection judges it, and the container run through it or what stopped it."""
+    if not found:
+        return []
+    spec = found.get("spec") or {}
+    later = found.get("staleness_after_driver_update") or {}
+    run = found.get("run") or {}
+    out = ["", "## Containers", "",
+           "`tests/gpu/containers.py`: %s, built from source with Debian's Go, ran `nvidia-ctk cdi generate` on this host. "
+           "Verdict: **%s**." % (found.get("nvidia_ctk") or "nvidia-ctk", found.get("verdict"))]
+    if spec:
+        out += ["- Spec: kind `%s`, CDI %s; devices %s; GPU device nodes %s; all device nodes %s; %d driver files mounted."
+                % (spec.get("kind"), spec.get("cdi_version"), ", ".join("`%s`" % name for name in spec.get("devices") or []),
+                   ", ".join("`%s`" % path for path in spec.get("gpu_device_nodes") or []),
+                   ", ".join("`%s`" % path for path in spec.get("device_nodes") or []), found.get("libraries") or 0),
+                "- Made for driver %s; the host runs %s (nvidia-smi). The collection's judge: %s." % (
+                    ", ".join(spec.get("driver_versions") or []) or "none named", (found.get("host") or {}).get("driver_version"),
+                    "; ".join(found.get("staleness") or []) or "fits"),
+                "- The same spec judged against driver %s (one update later): %s." % (
+                    later.get("driver_version"), "; ".join(later.get("reasons") or []) or "fits (WRONG: it must read stale)"),
+                "- Paths the spec names that the host lacks: %s." % (", ".join(found.get("missing_on_host") or []) or "none")]
+    if run.get("status") == "not run":
+        out.append("- Container run: not run: %s." % run.get("why"))
+    elif run:
+        out.append("- Container run (`%s`): **%s**, exit status %s: `%s`%s" % (
+            run.get("command"), run.get("status"), run.get("rc"), run.get("stdout") or "",
+            "" if run.get("status") == "passed" else "; stderr: `%s`" % (run.get("stderr") or "")[-400:]))
     return out
 
 

@@ -358,3 +358,21 @@ def test_a_run_of_some_steps_keeps_the_results_of_the_others_with_their_commit(t
     steps = dict((s["step"], s["commit"]) for s in json.loads((kept / "steps.json").read_text()))
     assert steps == {"apt_path": "feed123", "converge": "86038d0", "check": "0217e52"}
     assert (kept / "apt_path.json").read_text() == "{}" and not (kept / "apt_path_r595.json").exists()
+
+
+def test_the_containers_section_names_the_spec_the_judge_and_what_stopped_the_run():
+    found = {"nvidia_ctk": "NVIDIA Container Toolkit CLI version 1.17.8", "verdict": "the spec fits this host",
+             "spec": {"kind": "nvidia.com/gpu", "cdi_version": "0.5.0", "devices": ["0", "all"],
+                      "gpu_device_nodes": ["/dev/nvidia0"], "device_nodes": ["/dev/nvidia0", "/dev/nvidiactl"],
+                      "driver_versions": ["580.159.04"]},
+             "libraries": 30, "missing_on_host": [], "host": {"driver_version": "580.159.04"}, "staleness": [],
+             "staleness_after_driver_update": {"driver_version": "580.159.05", "reasons": []},
+             "run": {"status": "not run", "why": "no OCI runtime on this host"}}
+    text = "\n".join(gpu_report.containers_section(found))
+    assert "## Containers" in text and "Verdict: **the spec fits this host**" in text
+    assert "devices `0`, `all`; GPU device nodes `/dev/nvidia0`" in text and "30 driver files mounted" in text
+    assert "Made for driver 580.159.04; the host runs 580.159.04 (nvidia-smi). The collection's judge: fits." in text
+    # A judge that would not see a driver update is named as wrong.
+    assert "against driver 580.159.05 (one update later): fits (WRONG: it must read stale)" in text
+    assert "- Container run: not run: no OCI runtime on this host." in text
+    assert gpu_report.containers_section(None) == []
