@@ -23,7 +23,8 @@ description:
     run then uses C(--override-channels) so the spec must solve from its own channels alone.
   - "Drift is found these ways: declared conda packages and pip projects missing (or a pinned pip version
     differing) in C(conda list); the spec differing from the one applied last; the env's packages differing
-    from the explicit lock written after the last change (a package removed by hand); an in-progress marker
+    from the explicit lock written after the last change (a package removed by hand; read from the env's
+    C(conda-meta) records as C(conda list --explicit --md5) prints them, and asked of conda only where they differ); an in-progress marker
     left by a change that did not finish; a prefix without C(conda-meta/history); packages whose files are missing (bytecode aside)
     and C(*.c~) backups left by an interrupted unlink."
   - After each change it writes, beside the env in O(lock_dir), C(<name>.environment.yml) (the spec applied),
@@ -457,6 +458,16 @@ def installed(conda, prefix):
     return ce.installed_packages(conda.json('list', '-p', prefix))
 
 
+def explicit_entries(conda, prefix, records, stored_lock):
+    """The env's package list as ``conda list --explicit --md5`` gives it, read from conda-meta's records
+    (ce.recorded_explicit_entries); conda itself is asked only where that reading differs from the lock,
+    so a URL conda would print otherwise is never taken for drift."""
+    entries = ce.recorded_explicit_entries([record for _entry, record in records if record])
+    if stored_lock is not None and entries != ce.explicit_entries(stored_lock):
+        entries = ce.explicit_entries(conda.run('list', '--explicit', '--md5', '-p', prefix))
+    return entries
+
+
 def conflicting_specs(conda, environment, solve_prefix):
     """The declared conda specs that cannot be solved together, by dry runs with one spec left out at a
     time (kept out while the rest still cannot be solved): a set that fails whole and solves without any
@@ -659,8 +670,9 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     other_drift, stale_variables, leftovers = [], [], []
     if exists:
         variable_reasons, stale_variables = ce.variable_drift(environment, env_variables(prefix), stored_spec)
-        other_drift = ce.drift(environment, before, stored_spec, rendered, read_file(paths['explicit']),
-                               conda.run('list', '--explicit', '--md5', '-p', prefix), read_file(paths['pip']), kept) \
+        stored_lock = read_file(paths['explicit'])
+        other_drift = ce.drift(environment, before, stored_spec, rendered, stored_lock,
+                               explicit_entries(conda, prefix, records, stored_lock), read_file(paths['pip']), kept) \
             + variable_reasons
         leftovers, contents = python_leftovers(prefix, records, before)
         reasons += (repair['reasons'] if repair else []) + other_drift \

@@ -13,10 +13,14 @@ import os
 import re
 import shlex
 import shutil
+import sys
 
 import pytest
 
 from conftest import REPO_ROOT
+
+sys.path.insert(0, os.path.join(REPO_ROOT, ".cache", "collections"))
+from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import env as ce  # noqa: E402  pylint: disable=wrong-import-position
 
 RECORDED = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "shared", "fixtures", "conda-26.7")
 ENV_DEMO_PIP = """name: demo-pip
@@ -331,6 +335,22 @@ def test_history_is_written_last_and_only_it_makes_an_env(conda_base, tmp_path):
 
     created = base.run("create", "-y", "-p", prefix + "2", "hello-ansible", "--json")
     assert created.returncode == 0 and os.path.isfile(os.path.join(prefix + "2", "conda-meta", "history"))
+
+
+def test_conda_meta_records_give_what_list_explicit_lists(conda_base):
+    """The conda_env module reads an env's explicit list from conda-meta (ce.recorded_explicit_entries)
+    instead of running conda list --explicit --md5: both say the same."""
+    base = conda_base()
+    prefix = os.path.join(base.prefix, "envs", "demo")
+    assert base.run("create", "-y", "-p", prefix, "hello-ansible", "libfoo=1.0").returncode == 0
+    meta = os.path.join(prefix, "conda-meta")
+    records = []
+    for name in sorted(n for n in os.listdir(meta) if n.endswith(".json")):
+        with open(os.path.join(meta, name)) as handle:
+            records.append(json.load(handle))
+    listed = base.run("list", "--explicit", "--md5", "-p", prefix)
+    assert listed.returncode == 0 and len(records) == 2
+    assert ce.recorded_explicit_entries(records) == ce.explicit_entries(listed.stdout)
 
 
 def test_unlink_renames_files_then_the_record_to_backups(conda_base, tmp_path):

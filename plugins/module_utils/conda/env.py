@@ -724,6 +724,29 @@ def explicit_entries(text):
                   if line.strip() and not line.startswith('#') and line.strip() != '@EXPLICIT')
 
 
+# What conda's print_explicit (cli/main_list.py) leaves out of a record's URL: the anaconda.org token
+# (common/url.py split_anaconda_token, its first match) and the user:password (remove_auth); and the
+# channel it prints a comment for instead of a URL.
+_ANACONDA_TOKEN = re.compile(r'/t/[a-zA-Z0-9-]*')
+_URL_AUTH = re.compile(r'^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]*@')
+UNKNOWN_CHANNEL = '<unknown>'
+
+
+def recorded_explicit_entries(records):
+    """What explicit_entries reads from ``conda list --explicit --md5``, taken from the env's conda-meta
+    records (the parsed ``.json`` files) as conda takes it: each record's URL without token or
+    user:password, with ``#md5`` when recorded; a record without URL prints a comment, no entry. Read
+    from conda-meta, the installed list costs no conda run."""
+    entries = []
+    for record in records:
+        url = record.get('url')
+        if not url or url.startswith(UNKNOWN_CHANNEL):
+            continue
+        url = _URL_AUTH.sub(r'\1', _ANACONDA_TOKEN.sub('', url, count=1))
+        entries.append(url + ('#%s' % record['md5'] if record.get('md5') else ''))
+    return sorted(entries)
+
+
 def sha256_text(text):
     return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
@@ -845,15 +868,16 @@ def _lock_lines(text, kept=()):
     return set(line for line in lines if line and normalize_pip_name(line.partition('==')[0]) not in kept)
 
 
-def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_lock, stored_pip_lock=None, kept=()):
+def drift(environment, installed, stored_spec, rendered_spec, stored_lock, current_entries, stored_pip_lock=None, kept=()):
     """Why an existing env differs from its declaration; empty when it does not.
 
     Declared vs installed: every declared conda package and pip project is installed, pinned pip
     versions match. Declared vs last applied: the rendered spec equals the one stored after the
-    last change, and the env's explicit package list equals the lock written then, so a package
-    removed or added by hand, or an update killed midway, is found; so is a pip package added or
-    removed since the pip lock was written, or one the spec no longer declares. ``kept`` pip projects
-    (normalised names), which other tools install after this module, are left out of the pip checks."""
+    last change, and the env's explicit package list (``current_entries``, as explicit_entries reads
+    it) equals the lock written then, so a package removed or added by hand, or an update killed
+    midway, is found; so is a pip package added or removed since the pip lock was written, or one the
+    spec no longer declares. ``kept`` pip projects (normalised names), which other tools install after
+    this module, are left out of the pip checks."""
     reasons = []
     conda_names = set(r['name'] for r in installed if r['channel'] != PIP_CHANNEL)
     pip_versions = dict((normalize_pip_name(r['name']), r['version']) for r in installed if r['channel'] == PIP_CHANNEL)
@@ -881,7 +905,7 @@ def drift(environment, installed, stored_spec, rendered_spec, stored_lock, curre
         reasons.append('no record of a spec applied by this module (first run on an existing env)')
     elif stored_spec != rendered_spec:
         reasons.append('the declared spec changed since it was last applied')
-    if stored_lock is not None and explicit_entries(stored_lock) != explicit_entries(current_lock):
+    if stored_lock is not None and explicit_entries(stored_lock) != current_entries:
         reasons.append('the installed packages differ from the lock written after the last change')
     elif stored_lock is None and stored_spec is not None:
         reasons.append('the lock written after the last change is missing')

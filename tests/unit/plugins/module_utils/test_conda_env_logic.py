@@ -174,6 +174,30 @@ def test_explicit_lock_entries_ignore_the_header():
     assert len(ce.sha256_text(text)) == 64
 
 
+def _recorded_records():
+    """conda-meta's records of the recorded demo-pip env: each conda package of its ``conda list --json``
+    with the URL and md5 its ``conda list --explicit --md5`` printed."""
+    urls = [line for line in read_conda('conda-list-explicit-md5.txt').splitlines() if '://' in line]
+    records = []
+    for package in json.loads(read_conda('conda-list-demo-pip.json')):
+        if package['channel'] != 'pypi':
+            url, _sep, md5 = next(u for u in urls if '/%s.' % package['dist_name'] in u).partition('#')
+            records.append({'name': package['name'], 'version': package['version'], 'url': url, 'md5': md5})
+    return records
+
+
+def test_conda_meta_records_give_what_conda_list_explicit_lists():
+    records = _recorded_records()
+    assert ce.recorded_explicit_entries(records) == ce.explicit_entries(read_conda('conda-list-explicit-md5.txt'))
+    # conda prints a record's URL without user:password and anaconda.org token, and no md5 it lacks.
+    libfoo = dict(records[1], url='https://ml:s3cret@mirror.example/t/tk-123-456/conda-forge/noarch/libfoo-1.0.0-h4616a5c_0.conda')
+    assert ce.recorded_explicit_entries([libfoo, dict(libfoo, md5=None, name='libbar')]) == [
+        'https://mirror.example/conda-forge/noarch/libfoo-1.0.0-h4616a5c_0.conda',
+        'https://mirror.example/conda-forge/noarch/libfoo-1.0.0-h4616a5c_0.conda#%s' % libfoo['md5']]
+    # A record without URL, or from conda's unknown channel, is a comment line: no entry.
+    assert ce.recorded_explicit_entries([dict(libfoo, url=None), dict(libfoo, url='<unknown>/libfoo-1.0.0-0.conda')]) == []
+
+
 def test_env_prefixes_from_conda_info():
     dirs, envs, root = ce.env_prefixes(json.loads(read_conda('conda-info.json')))
     assert dirs[0] == '/opt/conda/envs' and '/opt/conda/envs/demo-pip' in envs and root == '/opt/conda'
@@ -186,7 +210,7 @@ def _demo_drift(**overrides):
     rendered = ce.render_environment('demo-pip', env)
     lock = read_conda('conda-list-explicit-md5.txt')
     args = dict(environment=env, installed=installed('conda-list-demo-pip.json'), stored_spec=rendered,
-                rendered_spec=rendered, stored_lock=lock, current_lock=lock)
+                rendered_spec=rendered, stored_lock=lock, current_entries=ce.explicit_entries(lock))
     args.update(overrides)
     return ce.drift(**args)
 
@@ -202,7 +226,7 @@ def test_drift_reasons():
     assert _demo_drift(stored_spec=None) == ['no record of a spec applied by this module (first run on an existing env)']
     lock = read_conda('conda-list-explicit-md5.txt')
     removed = '\n'.join(line for line in lock.splitlines() if 'hello-ansible' not in line)
-    assert _demo_drift(current_lock=removed) == ['the installed packages differ from the lock written after the last change']
+    assert _demo_drift(current_entries=ce.explicit_entries(removed)) == ['the installed packages differ from the lock written after the last change']
     assert _demo_drift(stored_lock=None) == ['the lock written after the last change is missing']
     env = ce.normalize_environment(dict(DEMO_PIP, dependencies=DEMO_PIP['dependencies'][:-1] + [{'pip': ['six==1.16.0', 'rich']}]))
     assert _demo_drift(environment=env) == ['pip package six is 1.17.0, declared six==1.16.0',
@@ -248,7 +272,7 @@ def test_pip_lock_and_stray_pip_packages():
     plain = ce.render_environment('demo-pip', without_six)
     assert ce.stray_pip(plain, '', without_six, installed) == ['six']
     assert ce.stray_pip(plain, None, without_six, installed) == []
-    reasons = ce.drift(without_six, installed, plain, plain, LOCK_TEXT, LOCK_TEXT, stored_pip_lock='')
+    reasons = ce.drift(without_six, installed, plain, plain, LOCK_TEXT, ce.explicit_entries(LOCK_TEXT), stored_pip_lock='')
     assert reasons == ['pip packages not declared are installed: six (conda env update never removes them; they are '
                        'uninstalled)',
                        'the pip packages differ from the pip lock written after the last change: added six==1.17.0; '
@@ -265,15 +289,15 @@ def test_kept_pip_projects_are_neither_stray_nor_drift():
     plain = ce.render_environment('demo-pip', without_six)
     kept = {ce.normalize_pip_name('Six')}
     assert ce.stray_pip(plain, '', without_six, installed, kept) == []
-    assert ce.drift(without_six, installed, plain, plain, LOCK_TEXT, LOCK_TEXT, '', kept) == []
+    assert ce.drift(without_six, installed, plain, plain, LOCK_TEXT, ce.explicit_entries(LOCK_TEXT), '', kept) == []
     # Recorded in the pip lock by an earlier update and uninstalled since: not drift either.
     conda_only = [r for r in installed if r['channel'] != ce.PIP_CHANNEL]
-    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, LOCK_TEXT, 'six==1.17.0\n', kept) == []
-    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, LOCK_TEXT, 'six==1.17.0\n') != []
+    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, ce.explicit_entries(LOCK_TEXT), 'six==1.17.0\n', kept) == []
+    assert ce.drift(without_six, conda_only, plain, plain, LOCK_TEXT, ce.explicit_entries(LOCK_TEXT), 'six==1.17.0\n') != []
     # Declared and kept: still checked as declared.
     with_six = ce.normalize_environment(DEMO_PIP)
     assert ce.drift(with_six, conda_only, ce.render_environment('demo-pip', with_six), ce.render_environment('demo-pip', with_six),
-                    LOCK_TEXT, LOCK_TEXT, '', kept) == ['declared pip package not installed: six==1.17.0']
+                    LOCK_TEXT, ce.explicit_entries(LOCK_TEXT), '', kept) == ['declared pip package not installed: six==1.17.0']
 
 
 # Issue 35, item 3: conda prints a channel URL with the mirror password .condarc gives it; none of

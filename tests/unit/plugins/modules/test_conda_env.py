@@ -21,6 +21,27 @@ SPEC = {'channels': ['conda-forge', 'nodefaults'],
 LOCK = read_conda('conda-list-explicit-md5.txt')
 
 
+def write_records(prefix, listing):
+    """conda-meta as conda leaves it after making the env of a recorded ``conda list --json`` (``listing``):
+    one record a conda package, with the URL and md5 the recorded ``conda list --explicit --md5`` of that
+    env prints for it, and the history conda writes last."""
+    meta = os.path.join(prefix, 'conda-meta')
+    if os.path.isdir(meta):
+        shutil.rmtree(meta)
+    os.makedirs(meta)
+    urls = [line for line in LOCK.splitlines() if '://' in line]
+    for package in json.loads(read_conda(listing)):
+        if package['channel'] == 'pypi':
+            continue
+        url, _sep, md5 = next(u for u in urls if u.rsplit('/', 1)[1].startswith(package['dist_name'] + '.')).partition('#')
+        record = {'name': package['name'], 'version': package['version'], 'build': package['build_string'],
+                  'build_number': package['build_number'], 'channel': package['base_url'], 'subdir': package['platform'],
+                  'fn': url.rsplit('/', 1)[1], 'url': url, 'md5': md5, 'files': []}
+        with open(os.path.join(meta, package['dist_name'] + '.json'), 'w') as handle:
+            json.dump(record, handle)
+    open(os.path.join(meta, 'history'), 'w').close()
+
+
 class RecordedConda(object):
     """Answers each conda call with a recorded real output; ``answers`` maps the subcommand to
     (rc, fixture name or text). Calls are recorded in order."""
@@ -54,14 +75,14 @@ class RecordedConda(object):
                    or (k.split()[0] == args[0] and k.split()[1] in args))
         rc, answer = self.answers[key]
         if key == 'env create' and rc == 0:
-            os.makedirs(os.path.join(self.prefix, 'conda-meta'))
-            open(os.path.join(self.prefix, 'conda-meta', 'history'), 'w').close()  # conda writes it last
+            write_records(self.prefix, self.answers['list --json'][1])
             os.makedirs(os.path.join(self.prefix, 'bin'))
             with open(os.path.join(self.prefix, 'bin', 'python'), 'w') as handle:
                 handle.write('#!/bin/sh\nexit 99\n')
             os.chmod(os.path.join(self.prefix, 'bin', 'python'), 0o755)
         if key == 'env update' and rc == 0 and self.list_after_update:
             self.answers['list --json'] = (0, self.list_after_update)
+            write_records(self.prefix, self.list_after_update)
         if key == 'remove' and rc == 0:
             shutil.rmtree(os.path.join(self.prefix, 'conda-meta'))
             shutil.rmtree(os.path.join(self.prefix, 'bin'), ignore_errors=True)
@@ -108,7 +129,8 @@ def test_create_then_idempotent(node, capsys):
     fake.calls[:] = []
     code, result = run_module(conda_env, args, capsys)
     assert code == 0 and result['changed'] is False and result['drift'] == []
-    assert fake.commands() == ['info --json', 'list -p', 'list --explicit']
+    # The installed list is read once: conda-meta's records say what conda list --explicit would.
+    assert fake.commands() == ['info --json', 'list -p']
 
 
 def test_spec_change_predicted_in_check_mode_then_updated_with_prune(node, capsys):
@@ -142,10 +164,13 @@ def test_hand_removed_package_is_drift(node, capsys):
     run_module(conda_env, args, capsys)
     fake.answers['list --json'] = (0, 'conda-list-demo-pip-after-prune.json')
     fake.answers['list --explicit'] = (0, '\n'.join(line for line in LOCK.splitlines() if 'hello-ansible' not in line))
+    os.unlink(os.path.join(args['prefix'], 'conda-meta', 'hello-ansible-1.0.0-h4616a5c_0.json'))
+    fake.calls[:] = []
     code, result = run_module(conda_env, dict(args, _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is True
     assert result['drift'] == ['declared conda packages not installed: hello-ansible',
                                'the installed packages differ from the lock written after the last change']
+    assert fake.commands()[:3] == ['info --json', 'list -p', 'list --explicit'], 'conda confirms what conda-meta says'
     assert result['package_changes']['added'] == ['hello-ansible==1.0.0=h4616a5c_0']
 
 
@@ -300,7 +325,7 @@ def test_blas_verified_after_create_and_read_only_in_check_mode(node, capsys):
     fake.calls[:] = []
     code, result = run_module(conda_env, dict(args, blas='openblas', _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is False and result['blas']['verified'] is True
-    assert fake.commands() == ['info --json', 'list -p', 'list --explicit', 'python -I']
+    assert fake.commands() == ['info --json', 'list -p', 'python -I']
 
 
 def test_blas_not_probed_in_check_mode_before_the_env_exists_nor_without_a_request(node, capsys):
