@@ -20,6 +20,7 @@ MODES = ('fail', 'warn')
 PUBLISHED = {
     'apex_build': ('apex_build_report',),
     'conda_env': ('conda_env_info', 'conda_env_target'),
+    'container_toolkit': ('container_toolkit_report',),
     'dcgm': ('dcgm_install_planned', 'dcgm_result'),
     'gpu_validate': ('gpu_validate_result',),
     'jupyter_kernel': ('jupyter_kernel_result',),

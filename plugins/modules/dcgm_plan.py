@@ -151,33 +151,10 @@ versions:
   type: dict
 """
 
-import re
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_json_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.packages import installed_and_held
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import dcgm
-
-
-def read_packages(module, pkg_mgr):
-    """``({name: version}, [held names])`` of the installed DCGM packages."""
-    # dpkg-query exits 1 when a pattern matches nothing, and still lists what the others matched.
-    if pkg_mgr == 'apt':
-        argv = ['dpkg-query', '-W', '-f', '${db:Status-Abbrev}\\t${Package}\\t${Version}\\n']
-    else:
-        argv = ['rpm', '-qa', '--qf', 'ii\\t%{NAME}\\t%{EPOCHNUM}:%{VERSION}-%{RELEASE}\\n']
-    _rc, out, _err = module.run_command(argv + list(dcgm.PACKAGE_GLOBS))
-    packages, held = {}, []
-    for line in out.splitlines():
-        fields = line.split('\t')
-        if len(fields) == 3 and fields[0][1:2] == 'i':
-            packages[fields[1]] = fields[2]
-            if fields[0][:1] == 'h':
-                held.append(fields[1])
-    if pkg_mgr != 'apt' and packages:
-        rc, out, _err = module.run_command(['dnf', 'versionlock', 'list'])
-        held = [name for name in packages
-                if rc == 0 and any(re.match(re.escape(name) + r'-(\d+:)?\d', line) for line in out.splitlines())]
-    return packages, held
 
 
 def plan(module):
@@ -188,7 +165,7 @@ def plan(module):
         cuda = (params['cuda_major'], 'dcgm_cuda_major is %d' % params['cuda_major'])
     else:
         cuda = dcgm.cuda_major(driver.get('cuda_version'), params['driver_version'] or driver.get('userspace_version'))
-    packages, held = read_packages(module, params['pkg_mgr'])
+    packages, held = installed_and_held(module, params['pkg_mgr'], dcgm.PACKAGE_GLOBS)
     installed = dcgm.installed_dcgm(packages)
     version = None if params['version'] in (None, '') else str(params['version'])
     family = {'debian': 'debian', 'redhat': 'redhat'}.get(str(params['os_family']).lower(), str(params['os_family']))

@@ -25,6 +25,8 @@ __metaclass__ = type
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.tables import MINOR_VERSION_COMPAT_FLOOR
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import package_pins
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.package_pins import upstream_version
 from ansible_collections.aistack.gpu_node.plugins.module_utils.versions import compare_versions, version_tuple
 
 SOURCE_INSTALL = 'https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/getting-started.html'
@@ -52,13 +54,6 @@ FAMILIES = ('debian', 'redhat')
 SERVICE = 'nvidia-dcgm.service'
 
 _CUDA = re.compile(r'^\s*(\d+)(?:\.\d+)*\s*$')
-_UPSTREAM = re.compile(r'^(?:\d+:)?(?P<upstream>\d+(?:\.\d+)*)')
-
-
-def upstream_version(package_version):
-    """``1:4.5.0-1`` (dpkg) or ``4.5.0-1`` (rpm) -> ``4.5.0``; None when it has no leading dotted number."""
-    match = _UPSTREAM.match(str(package_version or ''))
-    return match.group('upstream') if match else None
 
 
 def cuda_major(cuda_version=None, driver_version=None):
@@ -182,12 +177,8 @@ def decide(gpu_state, cuda, installed, record, family, install, version=None, in
 
 def package_specs(packages, version, manager):
     """The package manager's names for ``packages`` at ``version`` (any version when None):
-    ``name=1:4.5.0-*`` for apt, ``name-4.5.0`` for dnf."""
-    if version is None:
-        return list(packages)
-    if manager == 'apt':
-        return ['%s=%d:%s-*' % (name, EPOCH, version) for name in packages]
-    return ['%s-%s' % (name, version) for name in packages]
+    ``name=1:4.5.0-*`` for apt (DCGM's epoch), ``name-4.5.0`` for dnf."""
+    return package_pins.package_specs(packages, version, manager, epoch=EPOCH)
 
 
 _SECTION = re.compile(r'^\s*(Local|Hostengine) build info:\s*$', re.I)

@@ -1,0 +1,113 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, aistack.gpu_node contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The container_toolkit_plan action: the role's settings read from the task's variables (the default version
+from the role's vars), bad input refused before the node is read, the node read through container_toolkit_probe
+(counted: one round-trip, none where the role is off), the keyed plan, and the judgement of a spec just made.
+The rules themselves are tested on module_utils.decide.container_toolkit."""
+
+from __future__ import (absolute_import, division, print_function)
+__metaclass__ = type
+
+import os
+import sys
+from unittest import mock
+
+import yaml
+from conftest import read_role_vars, result_contract_problems
+from ansible.parsing.dataloader import DataLoader
+from ansible.playbook.play_context import PlayContext
+from ansible.template import Templar
+
+from ansible_collections.aistack.gpu_node.plugins.action.container_toolkit_plan import ActionModule
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import container_toolkit as ct
+
+# The spec of nvidia-ctk's shape the CDI judge's own tests use.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils"))
+from test_cdi_spec import GPUS, SPEC  # noqa: E402  pylint: disable=wrong-import-position
+
+PROBE = "aistack.gpu_node.container_toolkit_probe"
+DEFAULTS, ROLE_VARS = read_role_vars("container_toolkit")
+GPU = {"state": "ok", "gpus": GPUS, "driver": {"version": "580.159.04"}}
+DEBIAN = dict(os_family="Debian", pkg_mgr="apt", architecture="x86_64")
+
+
+class Node(object):
+    """The probe as the action sees it; every call kept (the round-trips)."""
+
+    def __init__(self, runtimes=("podman",), spec=SPEC, packages=None, held=()):
+        self.reading = dict(runtimes=dict((name, {"present": name in runtimes, "configured": False}) for name in ct.RUNTIMES),
+                            packages=packages or {}, held=list(held), key_present=True,
+                            cdi_spec=None if spec is None else yaml.safe_dump(spec))
+        self.calls = []
+
+    def __call__(self, module_name=None, module_args=None, task_vars=None):
+        self.calls.append((module_name, module_args))
+        return dict(self.reading, changed=False)
+
+
+def host(gpu=GPU, **settings):
+    values = dict(DEFAULTS, **ROLE_VARS)
+    values.update(inventory_hostname="node1", ansible_check_mode=False, ansible_facts=dict(DEBIAN, aistack_gpu=gpu))
+    values.update(("container_toolkit_" + name, value) for name, value in settings.items())
+    return values
+
+
+def plan(variables, node=None, args=None, register=None):
+    node = node or Node()
+    task = mock.MagicMock(args=args or {}, async_val=0, check_mode=False, action="aistack.gpu_node.container_toolkit_plan",
+                          register=register)
+    action = ActionModule(task, mock.MagicMock(), PlayContext(), DataLoader(), Templar(loader=DataLoader(), variables=variables),
+                          mock.MagicMock())
+    with mock.patch.object(ActionModule, "_execute_module", side_effect=node):
+        result = action.run(task_vars=variables)
+    assert not result_contract_problems(result), result
+    return result, node
+
+
+def test_the_default_version_is_the_release_the_role_names_with_its_source():
+    assert ROLE_VARS["__container_toolkit_release"]["source"].startswith("https://docs.nvidia.com/")
+    result, node = plan(host())
+    assert result["version"] == ROLE_VARS["__container_toolkit_release"]["version"] and result["mode"] == "work"
+    assert node.calls == [(PROBE, {"pkg_mgr": "apt", "cdi_spec_path": "/etc/cdi/nvidia.yaml",
+                                   "key_path": ROLE_VARS["__container_toolkit_key_path"]})]
+    assert result["cdi"]["state"] == "current" and result["key_present"] is True and result["reused"] is False
+
+
+def test_bad_input_is_refused_before_the_node_is_read():
+    result, node = plan(host(version="1.18", install=True))
+    assert result["failed"] and node.calls == []
+    assert result["msg"] == ('container_toolkit: bad input. container_toolkit_version must be an exact toolkit version such '
+                             'as "1.18.0" (quote it in YAML), got \'1.18\'.')
+    typed, node = plan(host(hold="maybe"))
+    assert typed["failed"] and "container_toolkit_hold" in typed["msg"] and node.calls == []
+
+
+def test_off_reads_nothing_and_auto_without_a_runtime_reads_once():
+    result, node = plan(host(install=False))
+    assert result["mode"] == "skip" and node.calls == []
+    result, node = plan(host(), Node(runtimes=()))
+    assert result["mode"] == "skip" and len(node.calls) == 1
+
+
+def test_the_plan_is_handed_back_once_with_the_same_inputs():
+    variables = host()
+    first, node = plan(variables, register="__container_toolkit_decision")
+    variables["__container_toolkit_decision"] = first
+    again, node = plan(variables, node, register="__container_toolkit_decision")
+    assert again["reused"] is True and len(node.calls) == 1 and again["mode"] == first["mode"]
+    variables["container_toolkit_report"] = {"mode": "work"}
+    later, node = plan(variables, node, register="__container_toolkit_decision")
+    assert later["reused"] is False and len(node.calls) == 2
+
+
+def test_a_stale_spec_is_made_again_and_the_spec_made_is_judged():
+    updated = dict(GPU, driver={"version": "580.200.01"})
+    result, _node = plan(host(gpu=updated))
+    assert result["cdi"]["generate"] and result["cdi"]["reasons"] == [
+        "the CDI spec was made for driver 580.159.04, the node runs 580.200.01"]
+    # After nvidia-ctk: a spec still made for the old driver fails the task, one for the node's driver passes.
+    judged, _node = plan(host(gpu=updated), args={"stage": "cdi"})
+    assert judged["failed"] and judged["msg"].startswith("container_toolkit: the CDI spec nvidia-ctk made does not fit the node")
+    fits, _node = plan(host(), args={"stage": "cdi"})
+    assert not fits.get("failed") and fits["cdi"]["state"] == "current" and "inputs_key" not in fits
