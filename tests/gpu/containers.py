@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The containers step of the GPU scenario (issue 38): NVIDIA's ``nvidia-ctk`` (carried, built by
 ``make gpu-carry NVIDIA_CTK_SOURCE=...``) generates a CDI spec from this host's real driver; the
 collection's judge (plugins/module_utils/decide/cdi_spec.py) reads it as the container_toolkit role's
