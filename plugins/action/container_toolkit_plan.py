@@ -80,4 +80,3 @@ class ActionModule(KeyedDecision, PlanAction):
             return dict(cdi=cdi, failed=True, msg='container_toolkit: the CDI spec nvidia-ctk made does not fit the node: %s'
                         % '; '.join(cdi['reasons']))
         return dict(cdi=cdi)
-

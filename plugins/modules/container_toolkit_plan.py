@@ -22,7 +22,7 @@ description:
     (one round-trip) and returns the mode (C(skip), C(work) or C(refuse)), the packages to install at the pinned
     version (never a downgrade), those to hold, the runtimes C(nvidia-ctk runtime configure) is for, and whether the
     CDI spec must be made again because it no longer fits the driver or the GPUs. This decision is keyed
-    (RV(inputs_key)): registered under the same name with the same settings, facts, check mode and
+    (RV(inputs_key)) - registered under the same name with the same settings, facts, check mode and
     C(container_toolkit_report), it is handed back (RV(reused)) without reading the node again.
   - With O(stage=cdi), after C(nvidia-ctk cdi generate), it reads the spec again and fails unless it fits the driver
     and GPUs of C(ansible_facts.aistack_gpu).

@@ -1,7 +1,8 @@
 """Stand-in .deb packages and a flat file: apt repository of them, for tests of what apt does.
 
-A stand-in carries a real package's name, version and dependencies, and nothing else: no files,
-no maintainer scripts, so installing one can touch nothing on the host. The tests use them to
+A stand-in carries a real package's name, version and dependencies, and nothing else: no files
+(unless its spec entry names some, as the container toolkit's stand-in ``nvidia-ctk``), no maintainer
+scripts, so installing one can touch nothing on the host. The tests use them to
 offer apt a newer driver than the installed one (does the pin and hold keep it?) and to stand in
 for NVIDIA's CUDA repository on a host whose real driver must not move. Standard library only
 (the .deb is an ar archive of tar members, written here): it runs on a fresh test node or the
@@ -10,7 +11,8 @@ GPU host with any python3, without dpkg-deb or apt-ftparchive.
 CLI:
 ``python3 standin_apt_repo.py OUT --spec SPEC.json`` writes the packages SPEC lists
 (``{"packages": [{"Package", "Version", "Architecture", "Depends", ...}]}``, control fields as
-dpkg spells them);
+dpkg spells them; an entry's ``files``, ``{"/usr/bin/NAME": "PATH"}``, installs the file at PATH,
+relative to SPEC's folder, as an executable there);
 ``python3 standin_apt_repo.py OUT --like-installed REGEX --rewrite PATTERN=REPLACEMENT ...``
 writes one stand-in per installed package whose name matches REGEX (read with dpkg-query), each
 regular-expression rewrite applied to its Version and Depends (``'^535\\.[0-9.]+=535.999.99'``
@@ -61,14 +63,14 @@ def control_text(fields):
     return "".join("%s: %s\n" % (name, fields[name]) for name in names)
 
 
-def _tar_gz(members):
-    """A tar.gz of ``{name: bytes}``, root-owned, fixed mtime."""
+def _tar_gz(members, mode=0o644):
+    """A tar.gz of ``{name: bytes}``, root-owned, fixed mtime, each of ``mode``."""
     buffer = io.BytesIO()
     with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=MTIME) as compressed:
         with tarfile.open(fileobj=compressed, mode="w", format=tarfile.GNU_FORMAT) as archive:
             for name, data in members.items():
                 info = tarfile.TarInfo(name)
-                info.size, info.mtime, info.mode = len(data), MTIME, 0o644
+                info.size, info.mtime, info.mode = len(data), MTIME, mode
                 archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
@@ -78,11 +80,13 @@ def _ar_member(name, data):
     return header.encode("ascii") + data + (b"\n" if len(data) % 2 else b"")
 
 
-def build_deb(fields):
-    """The bytes of a .deb with this control stanza, an empty data archive and no scripts."""
+def build_deb(fields, executables=None):
+    """The bytes of a .deb with this control stanza, no scripts, and a data archive of ``executables``
+    (``{absolute path: bytes}``, mode 0755; empty without)."""
+    data = dict(("." + path, content) for path, content in (executables or {}).items())
     return b"!<arch>\n" + _ar_member("debian-binary", b"2.0\n") + _ar_member(
         "control.tar.gz", _tar_gz({"./control": control_text(fields).encode("utf-8")})) + _ar_member(
-        "data.tar.gz", _tar_gz({}))
+        "data.tar.gz", _tar_gz(data, mode=0o755))
 
 
 def deb_filename(fields):
@@ -95,7 +99,8 @@ def write_repo(out, packages, origin="aistack-standin", label="aistack stand-in 
     os.makedirs(os.path.join(out, "pool"), exist_ok=True)
     stanzas = []
     for fields in sorted(packages, key=lambda item: (item["Package"], item["Version"])):
-        data = build_deb(fields)
+        fields = dict(fields)
+        data = build_deb(fields, fields.pop("files", None))
         filename = deb_filename(fields)
         with open(os.path.join(out, filename), "wb") as handle:
             handle.write(data)
@@ -211,6 +216,11 @@ def unique_packages(packages):
     return unique
 
 
+def _read_bytes(path):
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
 def _extra(text):
     name, separator, version = text.partition("=")
     if not separator or not name or not version:
@@ -244,6 +254,9 @@ def main(argv=None):
     if args.spec:
         with open(args.spec) as handle:
             packages = json.load(handle)["packages"]
+        for fields in packages:
+            fields["files"] = dict((path, _read_bytes(os.path.join(os.path.dirname(os.path.abspath(args.spec)), source)))
+                                   for path, source in fields.get("files", {}).items())
     elif args.like_installed:
         listing = subprocess.run(["dpkg-query", "-W", "-f", DPKG_QUERY_FORMAT], check=True, stdout=subprocess.PIPE,
                                  universal_newlines=True).stdout

@@ -151,4 +151,3 @@ def spec_summary(text, parse):
     except Exception as error:  # pylint: disable=broad-except
         return dict(cdi_spec.summary(None), problems=['the CDI spec does not parse: %s' % str(error).splitlines()[0]])
     return cdi_spec.summary(spec)
-

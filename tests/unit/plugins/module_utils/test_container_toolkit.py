@@ -143,4 +143,3 @@ def test_package_pins_spell_apt_and_dnf_versions():
     assert package_pins.package_specs(['a'], '4.5.0', 'apt', epoch=1) == ['a=1:4.5.0-*']
     assert package_pins.package_specs(['a'], '1.18.0', 'dnf') == ['a-1.18.0']
     assert package_pins.upstream_version('1:4.5.0-1') == '4.5.0'
-
