@@ -12,7 +12,7 @@ CLI:
 ``python3 standin_apt_repo.py OUT --spec SPEC.json`` writes the packages SPEC lists
 (``{"packages": [{"Package", "Version", "Architecture", "Depends", ...}]}``, control fields as
 dpkg spells them; an entry's ``files``, ``{"/usr/bin/NAME": "PATH"}``, installs the file at PATH,
-relative to SPEC's folder, as an executable there);
+relative to SPEC's folder, as an executable there, a ``.py`` file as a python3 script);
 ``python3 standin_apt_repo.py OUT --like-installed REGEX --rewrite PATTERN=REPLACEMENT ...``
 writes one stand-in per installed package whose name matches REGEX (read with dpkg-query), each
 regular-expression rewrite applied to its Version and Depends (``'^535\\.[0-9.]+=535.999.99'``
@@ -216,9 +216,11 @@ def unique_packages(packages):
     return unique
 
 
-def _read_bytes(path):
+def _read_executable(path):
+    """The bytes of an executable from ``path``; a Python source without an interpreter line gets python3's."""
     with open(path, "rb") as handle:
-        return handle.read()
+        content = handle.read()
+    return b"#!/usr/bin/python3\n" + content if path.endswith(".py") and not content.startswith(b"#!") else content
 
 
 def _extra(text):
@@ -255,7 +257,7 @@ def main(argv=None):
         with open(args.spec) as handle:
             packages = json.load(handle)["packages"]
         for fields in packages:
-            fields["files"] = dict((path, _read_bytes(os.path.join(os.path.dirname(os.path.abspath(args.spec)), source)))
+            fields["files"] = dict((path, _read_executable(os.path.join(os.path.dirname(os.path.abspath(args.spec)), source)))
                                    for path, source in fields.get("files", {}).items())
     elif args.like_installed:
         listing = subprocess.run(["dpkg-query", "-W", "-f", DPKG_QUERY_FORMAT], check=True, stdout=subprocess.PIPE,

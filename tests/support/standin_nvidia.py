@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """A stand-in NVIDIA driver and container toolkit CLI for test nodes without a GPU: installed as
 ``nvidia-smi`` it is the driver gpu_facts reads, installed as ``nvidia-ctk`` (by the stand-in
 nvidia-container-toolkit-base package of the container_toolkit scenario) it makes CDI specs and
-configures runtimes. Both read the stand-in driver from files the scenario controls:
+configures runtimes (a python3 line is put before it where it is installed). Both read the stand-in driver from files the scenario controls:
 
 - ``$AISTACK_STANDIN_DIR/driver_version`` (default /etc/aistack-standin): the driver version;
 - ``$AISTACK_STANDIN_DIR/gpus.json``: ``[{"index", "uuid", "name"}, ...]``.

@@ -70,3 +70,12 @@ def test_a_stand_in_package_installs_its_files_as_executables():
     archive = tarfile.open(fileobj=io.BytesIO(gzip.decompress(data[60:])), mode="r")
     member = archive.getmember("./usr/bin/nvidia-ctk")
     assert member.mode == 0o755 and archive.extractfile(member).read() == b"#!/bin/sh\n"
+
+
+def test_a_python_source_is_packaged_as_a_python3_script(tmp_path):
+    source = tmp_path / "tool.py"
+    source.write_text("print('hi')\n")
+    assert standin_apt_repo._read_executable(str(source)) == b"#!/usr/bin/python3\nprint('hi')\n"
+    shell = tmp_path / "tool"
+    shell.write_text("#!/bin/sh\n")
+    assert standin_apt_repo._read_executable(str(shell)) == b"#!/bin/sh\n"

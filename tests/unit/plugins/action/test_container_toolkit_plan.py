@@ -35,7 +35,8 @@ DEBIAN = dict(os_family="Debian", pkg_mgr="apt", architecture="x86_64")
 class Node(object):
     """The probe as the action sees it; every call kept (the round-trips)."""
 
-    def __init__(self, runtimes=("podman",), spec=SPEC, packages=None, held=()):
+    def __init__(self, runtimes=("podman",), spec="SPEC", packages=None, held=()):
+        spec = SPEC if spec == "SPEC" else spec
         self.reading = dict(runtimes=dict((name, {"present": name in runtimes, "configured": False}) for name in ct.RUNTIMES),
                             packages=packages or {}, held=list(held), key_present=True,
                             cdi_spec=None if spec is None else yaml.safe_dump(spec))
@@ -46,9 +47,9 @@ class Node(object):
         return dict(self.reading, changed=False)
 
 
-def host(gpu=GPU, **settings):
+def host(gpu=None, **settings):
     values = dict(DEFAULTS, **ROLE_VARS)
-    values.update(inventory_hostname="node1", ansible_check_mode=False, ansible_facts=dict(DEBIAN, aistack_gpu=gpu))
+    values.update(inventory_hostname="node1", ansible_check_mode=False, ansible_facts=dict(DEBIAN, aistack_gpu=gpu or GPU))
     values.update(("container_toolkit_" + name, value) for name, value in settings.items())
     return values
 
