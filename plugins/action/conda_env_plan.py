@@ -2,8 +2,9 @@
 # Copyright: (c) 2026, aistack.gpu_node contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The conda_env_plan module runs here, on the controller: its decisions need only the role's
-variables and its environment files, so the node is not asked anything."""
+"""The conda_env_plan module runs here, on the controller: its decisions need the role's variables and
+its environment files, and, in preflight, whether the node has conda, which it looks for itself
+(one stat) unless the miniconda role ran that conda in this run."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -26,6 +27,7 @@ ARGUMENT_SPEC = dict(
     torch_cuda_variant=dict(type='str', default='auto'),
     torch_index=dict(type='str', default=ce.PYTORCH_WHEEL_INDEX),
     conda_prefix=dict(type='str', default='/opt/conda'),
+    conda_verified=dict(type='bool', default=False),
     lock_dir=dict(type='str', default=''),
     results=dict(type='list', elements='dict', default=[]),
     env_name=dict(type='str', default=''),
@@ -39,8 +41,12 @@ class ActionModule(PlanAction):
 
     ARGUMENT_SPEC = ARGUMENT_SPEC
     ERRORS = (ce.CondaEnvError,)
+    # The preflight stage looks for conda on the node.
+    _requires_connection = True
+    _vars = None
 
     def decide(self, args, task_vars):
+        self._vars = task_vars
         return self.decide_stage(args)
 
     def _read_environment_file(self, path):
@@ -66,7 +72,18 @@ class ActionModule(PlanAction):
                                               args['conda_prefix'])
         if refusals:
             return dict(failed=True, msg=' | '.join('conda_env: %s' % refusal for refusal in refusals), refusals=refusals)
-        return dict(envs=declared)
+        present = args['conda_verified'] or self._conda_installed(args['conda_prefix'])
+        problem = ce.missing_conda(args['conda_prefix'], present, self._vars.get('ansible_check_mode', False), args['envs'])
+        if problem:
+            return dict(failed=True, msg=problem)
+        return dict(envs=declared, conda_present=present)
+
+    def _conda_installed(self, conda_prefix):
+        found = self._execute_module(module_name='ansible.legacy.stat', task_vars=self._vars,
+                                     module_args=dict(path=conda_prefix + '/bin/conda', get_checksum=False))
+        if found.get('failed'):
+            raise ce.CondaEnvError('conda_env: %s/bin/conda cannot be looked for: %s' % (conda_prefix, found.get('msg')))
+        return found['stat']['exists']
 
     @staticmethod
     def _publish(args):

@@ -342,7 +342,7 @@ commands:
   elements: str
 scrubbed:
   description:
-    - The files conda wrote for the env and the package caches (C(conda info) C(pkgs_dirs)) that held a URL with a
+    - The files conda wrote for the env and the package caches (conda's C(pkgs_dirs)) that held a URL with a
       user and password (a mirror URL from C(.condarc)), scrubbed of it after the run's transaction; in check mode,
       those that would be. Text files (conda-meta records and C(history), C(urls.txt), C(info/repodata_record.json),
       C(cache/*.info.json)) keep their owner and mode; C(cache/*.q), conda's pickled repodata parse, is deleted
@@ -445,9 +445,8 @@ def write_text(module, path, text):
     module.atomic_move(temporary, path)
 
 
-def locate(info, name, prefix):
-    """The env's prefix, from ``conda info --json``."""
-    envs_dirs, _envs, root = ce.env_prefixes(info)
+def locate(envs_dirs, root, name, prefix):
+    """The env's prefix: ``prefix``, else ``<first envs dir>/<name>``; never conda's base ``root``."""
     prefix = prefix or os.path.join(envs_dirs[0], name)
     if os.path.realpath(prefix) == os.path.realpath(root):
         raise ce.CondaEnvError('prefix %s is the base prefix; conda_env manages named envs only' % prefix)
@@ -890,8 +889,8 @@ def main():
     try:
         ce.validate_env_name(params['name'])
         conda = Conda(module)
-        info = conda.json('info')
-        prefix = locate(info, params['name'], params['prefix'])
+        envs_dirs, pkgs_dirs, root = ce.conda_dirs(conda.json(*(('config', '--show') + ce.CONDA_DIRS)))
+        prefix = locate(envs_dirs, root, params['name'], params['prefix'])
         refuse_foreign_prefix(params['name'], prefix)
         lock_dir = params['lock_dir'] or os.path.dirname(prefix.rstrip('/'))
         try:
@@ -902,7 +901,7 @@ def main():
         finally:
             # After every transaction, a failed one too (its downloads are cached): conda leaves the
             # mirror's password in world-readable files; see ce.scrub_credentials.
-            scrubbed = scrub_credentials(module, prefix, info.get('pkgs_dirs') or [])
+            scrubbed = scrub_credentials(module, prefix, pkgs_dirs)
         result.update(scrubbed=scrubbed, changed=result['changed'] or bool(scrubbed))
     # Every message is redacted (ce.redact): conda names channels with the password .condarc gives them.
     except cb.BlasMismatch as error:

@@ -15,10 +15,12 @@ short_description: Check, publish and verify the environments of the conda_env r
 version_added: 0.1.0
 description:
   - The decisions of the P(aistack.gpu_node.conda_env#role) role, taken on the controller from the role's variables;
-    it never reads or changes the node.
+    it never changes the node.
   - With O(stage=preflight) it reads each environment file (looked up like the R(file lookup,ansible_collections.ansible.builtin.file_lookup)
     does, in the role's and the playbook's C(files/)), and checks every declared environment the way
     M(aistack.gpu_node.conda_env) will, before the first one changes; an environment file is normalized once, here.
+    Then it looks for C(<conda_prefix>/bin/conda) on the node (M(ansible.builtin.stat)) unless O(conda_verified), and
+    fails where it is missing and envs are declared, outside check mode (RV(conda_present)).
   - With O(stage=publish) it returns the role's result facts from this run's M(aistack.gpu_node.conda_env) results.
   - With O(stage=verify) it compares the lock written beside each converged environment with what
     C(conda list --explicit --md5) lists now (packages only) and with the lock's recorded sha256.
@@ -65,6 +67,12 @@ options:
         C(<conda_prefix>/envs/<name>); two entries that resolve to one prefix are refused) and O(stage=publish).
     type: str
     default: /opt/conda
+  conda_verified:
+    description:
+      - The P(aistack.gpu_node.miniconda#role) role ran C(<conda_prefix>/bin/conda) in this run (its C(miniconda_result)),
+        so conda is not looked for. Used by O(stage=preflight).
+    type: bool
+    default: false
   lock_dir:
     description: The role's C(conda_env_lock_dir); empty keeps the locks beside each env. Used by O(stage=publish).
     type: str
@@ -96,8 +104,17 @@ options:
     default: []
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
-  - aistack.gpu_node.attributes.controller_plan
   - aistack.gpu_node.attributes.per_host
+attributes:
+  action:
+    support: full
+    description:
+      - Runs on the controller as an action plugin; with O(stage=preflight) it looks for conda on the node with
+        M(ansible.builtin.stat), unless O(conda_verified).
+  platform:
+    support: full
+    platforms: posix
+    description: Any controller; the node's conda is looked for at a POSIX path.
 notes:
   - A refusal fails the task with every message, each naming the env's file or its place in C(conda_env_envs).
 seealso:
@@ -105,7 +122,7 @@ seealso:
 '''
 
 EXAMPLES = r'''
-- name: Read and check the declared environments
+- name: Read and check the declared environments, and look for conda
   aistack.gpu_node.conda_env_plan:
     envs:
       - name: torch
@@ -136,6 +153,10 @@ refusals:
   returned: O(stage=preflight) failed
   type: list
   elements: str
+conda_present:
+  description: Whether C(<conda_prefix>/bin/conda) is there (O(conda_verified), or found on the node).
+  returned: O(stage=preflight) succeeded
+  type: bool
 info:
   description:
     - Per declared env, by name, C(name), C(prefix), C(python), C(state), C(primary), C(lock) (C(explicit),

@@ -536,6 +536,16 @@ def published(declared, conda_prefix, lock_dir=None, results=None, env_name='', 
     return {'info': envs, 'target': target_env(envs, env_name or '', env_prefix or '')}
 
 
+def missing_conda(conda_prefix, present, check_mode, declared):
+    """Why the role stops before any env: ``<conda_prefix>/bin/conda`` is not there and envs are
+    declared; None otherwise. With no env declared the role has nothing to do, and check mode goes on
+    (on a fresh node the miniconda role would install conda: the envs are then not converged)."""
+    if present or check_mode or not declared:
+        return None
+    return ('conda_env: %s/bin/conda does not exist; install conda first (miniconda role) or set conda_env_conda_prefix.'
+            % conda_prefix)
+
+
 def lock_mismatch(env, lock_text, listing):
     """Why the lock written beside a converged env (``env``: its conda_env_info entry) is not valid
     for what ``conda list --explicit --md5`` lists now; None when it is. Packages only: the header
@@ -751,12 +761,18 @@ def sha256_text(text):
     return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
 
-def env_prefixes(info):
-    """``conda info --json`` -> (envs dirs, known env prefixes, root prefix)."""
+# What the module reads of conda's configuration, with ``conda config --show <keys> --json``: conda info
+# says the same and more at twice the cost (it detects the virtual packages, the CUDA driver's among
+# them, and lists every env).
+CONDA_DIRS = ('envs_dirs', 'pkgs_dirs', 'root_prefix')
+
+
+def conda_dirs(shown):
+    """``conda config --show envs_dirs pkgs_dirs root_prefix --json`` -> (envs dirs, package caches, root prefix)."""
     try:
-        return list(info['envs_dirs']), list(info['envs']), info['root_prefix']
+        return list(shown['envs_dirs']), list(shown['pkgs_dirs']), shown['root_prefix']
     except (KeyError, TypeError):
-        raise CondaEnvError('conda info --json lacks envs_dirs, envs or root_prefix')
+        raise CondaEnvError('conda config --show %s --json lacks one of them' % ' '.join(CONDA_DIRS))
 
 
 def scrub_credentials(text):
@@ -771,7 +787,7 @@ def scrub_credentials(text):
 
 
 def credential_files(prefix, pkgs_dirs, listdir, isfile):
-    """The files of the env ``prefix`` and of the package caches ``pkgs_dirs`` (``conda info --json``)
+    """The files of the env ``prefix`` and of the package caches ``pkgs_dirs`` (conda_dirs)
     where conda writes a package's URL, as (path, kind): ``text`` files are scrubbed in place,
     ``pickle`` files (the repodata cache's ``.q``, conda's pickled parse of a repodata, rebuilt from
     the ``.json`` beside it whenever missing) are deleted. ``listdir`` and ``isfile`` are os's."""

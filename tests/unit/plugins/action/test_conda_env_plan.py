@@ -8,6 +8,9 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+from unittest import mock
+
+import pytest
 
 from conftest import read_conda, run_action
 from ansible_collections.aistack.gpu_node.plugins.action.conda_env_plan import ActionModule
@@ -20,9 +23,41 @@ def test_preflight_reads_the_files_from_the_search_path(tmp_path):
     (tmp_path / 'files' / 'envs').mkdir(parents=True)
     (tmp_path / 'files' / 'envs' / 'demo.yml').write_text(ENV_FILE)
     result = run_action(ActionModule, dict(envs=[{'name': 'demo', 'file': 'envs/demo.yml'}], driver_version='580.159.04',
-                                           gpu_present=True), search_path=tmp_path)
+                                           gpu_present=True, conda_verified=True), search_path=tmp_path)
     assert not result.get('failed') and not result['changed']
     assert result['envs'][0]['spec']['dependencies'][2] == {'pip': ['six==1.17.0']}
+
+
+def _preflight_on_node(tmp_path, conda_exists, check_mode=False, stat=None, **args):
+    """The preflight stage with the node's stat of <conda_prefix>/bin/conda answered: (result, stat's calls)."""
+    stat = stat or {'changed': False, 'stat': {'exists': True, 'path': '/opt/conda/bin/conda'} if conda_exists else {'exists': False}}
+    with mock.patch.object(ActionModule, '_execute_module', return_value=stat) as node:
+        result = run_action(ActionModule, dict(dict(envs=[{'name': 'demo', 'spec': {'dependencies': ['python=3.11']}}],
+                                                    conda_prefix='/opt/conda'), **args),
+                            search_path=tmp_path, task_vars={'ansible_check_mode': check_mode})
+    return result, node.call_args_list
+
+
+def test_preflight_looks_for_conda_unless_the_miniconda_role_ran_it(tmp_path):
+    result, calls = _preflight_on_node(tmp_path, True)
+    assert not result.get('failed') and result['conda_present'] is True
+    assert [(c.kwargs['module_name'], c.kwargs['module_args']['path']) for c in calls] == [
+        ('ansible.legacy.stat', '/opt/conda/bin/conda')]
+    result, calls = _preflight_on_node(tmp_path, False, conda_verified=True)
+    assert result['conda_present'] is True and calls == []
+    result, calls = _preflight_on_node(tmp_path, None, stat={'failed': True, 'msg': 'Permission denied'})
+    assert result['failed'] and result['msg'] == 'conda_env: /opt/conda/bin/conda cannot be looked for: Permission denied'
+
+
+@pytest.mark.parametrize('check_mode, envs, refused', [(False, None, True), (True, None, False), (False, [], False)])
+def test_preflight_stops_where_conda_is_missing_and_envs_are_declared(tmp_path, check_mode, envs, refused):
+    """In check mode on a fresh node the miniconda role would install conda; with no env there is nothing to do."""
+    result, _calls = _preflight_on_node(tmp_path, False, check_mode, **({} if envs is None else {'envs': envs}))
+    if refused:
+        assert result['failed'] and result['msg'] == (
+            'conda_env: /opt/conda/bin/conda does not exist; install conda first (miniconda role) or set conda_env_conda_prefix.')
+    else:
+        assert not result.get('failed') and result['conda_present'] is False
 
 
 def test_preflight_names_a_file_that_is_no_yaml_or_missing(tmp_path):

@@ -198,11 +198,14 @@ def test_conda_meta_records_give_what_conda_list_explicit_lists():
     assert ce.recorded_explicit_entries([dict(libfoo, url=None), dict(libfoo, url='<unknown>/libfoo-1.0.0-0.conda')]) == []
 
 
-def test_env_prefixes_from_conda_info():
-    dirs, envs, root = ce.env_prefixes(json.loads(read_conda('conda-info.json')))
-    assert dirs[0] == '/opt/conda/envs' and '/opt/conda/envs/demo-pip' in envs and root == '/opt/conda'
-    with pytest.raises(ce.CondaEnvError):
-        ce.env_prefixes({'envs': []})
+def test_conda_dirs_from_conda_config_say_what_conda_info_says():
+    info = json.loads(read_conda('conda-info.json'))
+    shown = json.loads(read_conda('conda-config-show.json'))
+    assert ce.conda_dirs(shown) == (info['envs_dirs'], info['pkgs_dirs'], info['root_prefix'])
+    assert ce.conda_dirs(shown) == (['/opt/conda/envs', '/opt/conda/envs', '/home/ml/.conda/envs'], ['/opt/conda/pkgs'], '/opt/conda')
+    # The recorded conda config --show with keys prints those alone: a missing one is named.
+    with pytest.raises(ce.CondaEnvError, match='conda config --show envs_dirs pkgs_dirs root_prefix --json lacks one'):
+        ce.conda_dirs(json.loads(read_conda('config-show-channels.json')))
 
 
 def _demo_drift(**overrides):

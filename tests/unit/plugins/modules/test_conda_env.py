@@ -52,7 +52,7 @@ class RecordedConda(object):
         self.list_after_update = None
         self.probe = None  # the env python's answer to the BLAS probe: a fixtures/blas file name
         self.answers = {
-            'info': (0, 'conda-info.json'),
+            'config --show': (0, 'conda-config-show.json'),
             'create --dry-run': (0, 'env-create-dryrun.json'),
             'env create': (0, 'env-create-existing.json'),
             'env update': (0, 'env-update-prune.json'),
@@ -113,8 +113,10 @@ def test_create_then_idempotent(node, capsys):
     fake, args, envs = node
     code, result = run_module(conda_env, args, capsys)
     assert code == 0 and result['changed'] is True, result
-    assert fake.commands() == ['info --json', 'create --dry-run', 'env create', 'list -p', 'list --explicit',
+    assert fake.commands() == ['config --show', 'create --dry-run', 'env create', 'list -p', 'list --explicit',
                                'env export']
+    # Where envs live, the package caches and the base: conda's configuration, not conda info (twice the time).
+    assert fake.calls[0] == ['config', '--show', 'envs_dirs', 'pkgs_dirs', 'root_prefix', '--json']
     solve = fake.calls[1]
     assert '--override-channels' in solve and solve[solve.index('-c') + 1] == 'conda-forge' and 'nodefaults' not in solve
     assert fake.calls[2][:3] == ['env', 'create', '-f'] and fake.calls[2][3] == str(envs / '.demo-pip.applying' / 'environment.yml')
@@ -130,7 +132,7 @@ def test_create_then_idempotent(node, capsys):
     code, result = run_module(conda_env, args, capsys)
     assert code == 0 and result['changed'] is False and result['drift'] == []
     # The installed list is read once: conda-meta's records say what conda list --explicit would.
-    assert fake.commands() == ['info --json', 'list -p']
+    assert fake.commands() == ['config --show', 'list -p']
 
 
 def test_spec_change_predicted_in_check_mode_then_updated_with_prune(node, capsys):
@@ -170,7 +172,7 @@ def test_hand_removed_package_is_drift(node, capsys):
     assert code == 0 and result['changed'] is True
     assert result['drift'] == ['declared conda packages not installed: hello-ansible',
                                'the installed packages differ from the lock written after the last change']
-    assert fake.commands()[:3] == ['info --json', 'list -p', 'list --explicit'], 'conda confirms what conda-meta says'
+    assert fake.commands()[:3] == ['config --show', 'list -p', 'list --explicit'], 'conda confirms what conda-meta says'
     assert result['package_changes']['added'] == ['hello-ansible==1.0.0=h4616a5c_0']
 
 
@@ -184,7 +186,7 @@ def test_unsolvable_spec_fails_before_any_change(node, capsys, answer, expected)
     fake.answers['create --dry-run'] = (1, answer)
     code, result = run_module(conda_env, args, capsys)
     assert code == 1 and expected in result['msg']
-    assert fake.commands()[:2] == ['info --json', 'create --dry-run'] and set(fake.commands()[2:]) <= {'create --dry-run'}
+    assert fake.commands()[:2] == ['config --show', 'create --dry-run'] and set(fake.commands()[2:]) <= {'create --dry-run'}
     assert os.listdir(str(envs)) == []
 
 
@@ -302,7 +304,7 @@ def test_a_torch_variant_the_driver_cannot_run_is_refused_before_conda_runs(node
     spec = dict(TORCH_SPEC, dependencies=['python=3.11', 'pip', {'pip': pip_section}])
     code, result = run_module(conda_env, dict(args, spec=spec, driver_version='535.309.01'), capsys)
     assert code == 1 and "torch cu130 wheels (torch 2.11.0) need a newer driver than this node's 535.309.01" in result['msg']
-    assert fake.commands() == ['info --json'] and os.listdir(str(envs)) == []
+    assert fake.commands() == ['config --show'] and os.listdir(str(envs)) == []
 
 
 BLAS_SPEC = dict(SPEC, dependencies=SPEC['dependencies'] + ['numpy', 'blas=*=openblas'])
@@ -325,7 +327,7 @@ def test_blas_verified_after_create_and_read_only_in_check_mode(node, capsys):
     fake.calls[:] = []
     code, result = run_module(conda_env, dict(args, blas='openblas', _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is False and result['blas']['verified'] is True
-    assert fake.commands() == ['info --json', 'list -p', 'python -I']
+    assert fake.commands() == ['config --show', 'list -p', 'python -I']
 
 
 def test_blas_not_probed_in_check_mode_before_the_env_exists_nor_without_a_request(node, capsys):
@@ -341,7 +343,7 @@ def test_blas_mismatch_fails_naming_env_blas_library_and_fix(node, capsys):
     fake, args, envs = node
     fake.probe = 'numpy-2.4.6-pypi-venv.json'
     code, result = run_module(conda_env, dict(args, spec=BLAS_SPEC, blas='mkl'), capsys)
-    assert code == 1 and 'make them agree' in result['msg'] and fake.commands() == ['info --json']
+    assert code == 1 and 'make them agree' in result['msg'] and fake.commands() == ['config --show']
 
     code, result = run_module(conda_env, dict(args, blas='mkl'), capsys)
     assert code == 1
@@ -447,7 +449,7 @@ def test_an_env_folder_another_user_owns_is_refused_before_conda_runs(node, caps
         'env demo-pip: %s belongs to nobody, not root: the role would run code from it as root. It is that '
         "user's environment (made when the conda base was group-writable); move it away or give the env another "
         'name. Nothing was changed' % args['prefix'])
-    assert fake.calls == [] or all(call[0] == 'info' for call in fake.calls)
+    assert fake.calls == [] or all(call[:2] == ['config', '--show'] for call in fake.calls)
 
 
 def test_a_pip_line_for_what_the_solve_links_is_refused_before_any_change(node, capsys):
@@ -458,7 +460,7 @@ def test_a_pip_line_for_what_the_solve_links_is_refused_before_any_change(node, 
     assert code == 1 and result['msg'].startswith(
         'spec of env demo-pip: the pip: section asks for libfoo==1.0.0, but conda installs it as a dependency')
     assert result['msg'].endswith('Nothing was changed')
-    assert fake.commands() == ['info --json', 'create --dry-run'] and os.listdir(str(envs)) == []
+    assert fake.commands() == ['config --show', 'create --dry-run'] and os.listdir(str(envs)) == []
 
 
 def test_a_gone_channel_in_check_mode_is_reported_not_failed(node, capsys):

@@ -188,7 +188,7 @@ def test_a_stray_marker_alone_is_cleared_by_state_absent(node, capsys):  # noqa:
     (envs / 'demo-pip.in-progress.json').write_text('{"action": "upd')
     code, result = run_module(conda_env, dict(args, state='absent'), capsys)
     assert code == 0 and result['changed'] is True and result['interrupted']['action'] is None
-    assert os.listdir(str(envs)) == [] and fake.commands() == ['info --json']
+    assert os.listdir(str(envs)) == [] and fake.commands() == ['config --show']
 
 
 def test_killed_removal_that_got_past_conda_meta_deletes_the_folder(node, capsys):  # noqa: F811
