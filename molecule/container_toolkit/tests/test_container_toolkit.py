@@ -36,3 +36,10 @@ def test_the_cdi_spec_names_the_updated_driver_and_the_gpu(host):
     assert "/usr/lib/x86_64-linux-gnu/libcuda.so.580.200.01" in mounts
     assert not any("580.159.04" in path for path in mounts)
     assert [device["name"] for device in spec["devices"]] == ["0", "GPU-d657d2a4-7b62-379a-9a7e-116a1d5aa7ee", "all"]
+
+
+def test_nvidia_cdi_refresh_writes_the_roles_spec(host):
+    # Toolkit 1.18 and later's nvidia-cdi-refresh reads this file; the role wrote it before the packages.
+    settings = host.file("/etc/nvidia-container-toolkit/nvidia-cdi-refresh.env")
+    assert settings.user == "root" and settings.mode == 0o644
+    assert "NVIDIA_CTK_CDI_OUTPUT_FILE_PATH=/etc/cdi/nvidia.yaml\n" in settings.content_string

@@ -115,6 +115,10 @@ def decide(settings, node, gpu, os_family):
     if install == 'auto' and not found:
         return dict(result, reason='no container runtime on this node (%s looked for); set container_toolkit_install '
                                    'to true to install the toolkit anyway' % ', '.join(RUNTIMES))
+    # A runtime on a node without an NVIDIA GPU (a login node, a CI runner) has no use for the toolkit.
+    if install == 'auto' and (gpu or {}).get('state') == 'no_gpu':
+        return dict(result, reason='no NVIDIA GPU on this node (GPU state no_gpu); set container_toolkit_install to true '
+                                   'to install the toolkit anyway')
     manager = MANAGERS.get(str(os_family).lower())
     if manager is None:
         return dict(result, mode='refuse', problems=[

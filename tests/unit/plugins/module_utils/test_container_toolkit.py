@@ -60,6 +60,10 @@ def test_off_and_auto_without_a_runtime_skip_with_one_line():
     assert alone['mode'] == 'skip' and alone['reason'].startswith('no container runtime on this node (docker, containerd, '
                                                                   'podman, crio looked for)')
     assert '\n' not in alone['reason'] and alone['cdi'] is None and not alone['install']
+    # auto on a node with a runtime but no GPU (a login node, a CI runner): left alone too.
+    no_gpu = ct.decide(SETTINGS, node(), {"state": "no_gpu", "gpus": [], "driver": {}}, 'Debian')
+    assert no_gpu['mode'] == 'skip' and no_gpu['reason'].startswith('no NVIDIA GPU on this node (GPU state no_gpu)')
+    assert ct.decide(settings(install='true'), node(), {"state": "no_gpu", "gpus": [], "driver": {}}, 'Debian')['mode'] == 'work'
     # Asked for, a node without a runtime gets the toolkit (an image build).
     assert ct.decide(settings(install='true'), node(runtimes=()), GPU, 'Debian')['mode'] == 'work'
 
