@@ -13,6 +13,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import base64
+import datetime
 import hashlib
 import json
 import os
@@ -38,6 +39,11 @@ VALIDATION_RULES = dict(required_if=[
     ('stage', 'source', ['plan']),
     ('stage', 'entry', ['plan']),
 ])
+# cuda_compat's code, relative to the collection's plugins folder: its verdict on the same readings
+# changes only with it (and the date), so a report it recorded is keyed on its digest.
+_CUDA_CHECKS_CODE = ('modules/cuda_compat.py', 'module_utils/cuda/checks.py', 'module_utils/cuda/tables.py',
+                     'module_utils/probe/toolchain.py', 'module_utils/probe/nvidia_parsers.py', 'module_utils/versions.py')
+_PLUGINS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Keys of a registered result that are no part of the plan handed to the next stage.
 _RESULT_KEYS = ('changed', 'failed', 'msg', 'skipped', 'warnings', 'deprecations', 'invocation')
 
@@ -59,6 +65,13 @@ def _controller_archive_sha256(path):
         return file_digest(path)
     except (IOError, OSError) as error:
         raise ValueError('apex_build_archive: %s cannot be read on the controller (%s)' % (path, error.strerror or error))
+
+
+def _cuda_checks_sha256():
+    digest = hashlib.sha256()
+    for path in _CUDA_CHECKS_CODE:
+        digest.update(file_digest(os.path.join(_PLUGINS, path)).encode('ascii'))
+    return digest.hexdigest()
 
 
 def _controller_marker(controller_cache_dir, key, marker_name):
@@ -167,22 +180,17 @@ class ActionModule(PlanAction):
         marker_name = self._private('marker_name')
         script = self._private('env_script')
         run = self._node('ansible.legacy.command', chdir='/', argv=[
-            python, '-c', script, 'probe', self._private('proof_path'), python, settings['cache_dir'], marker_name])
+            python, '-c', script, 'probe', self._private('proof_path'), python, settings['cache_dir'], marker_name,
+            settings['cuda_home']])
         if run.get('rc') != 0:
             raise StageFailed(ab.probe_refusal(python, run))
         try:
             probe = json.loads(run['stdout'])
         except ValueError as error:
             raise ValueError('apex_build: the environment probe printed no JSON (%s)' % error)
-        # The recorded proof's report, made on the environment as it is, spares cuda_compat a torch import.
-        reading = (probe.get('proof') or {}).get('cuda_report')
-        compat_args = dict(python=python, cuda_home=settings['cuda_home'], apex=True, fail_on='never', gpu_facts=self._gpu())
-        if reading:
-            compat_args['reading'] = reading
-        chain = self._node('aistack.gpu_node.cuda_compat', **compat_args)
-        if chain.get('failed'):
-            raise ValueError('apex_build: cuda_compat failed on %s: %s' % (python, chain.get('msg')))
-        compat = chain['report']
+        chain_key = ab.cuda_chain_key(python, settings['cuda_home'], self._gpu(), probe.get('toolkit'),
+                                      _cuda_checks_sha256(), datetime.date.today().strftime('%Y-%m'))
+        compat = ab.recorded_cuda_report(probe.get('proof'), chain_key) or self._cuda_compat(probe.get('proof'))
         archive_sha256 = ''
         if settings['source_type'] == 'archive':
             if settings['archive_on_node']:
@@ -196,13 +204,26 @@ class ActionModule(PlanAction):
         keyed = ab.key_decision(probe, compat, settings['source_type'], decision['version'], archive_sha256,
                                 settings['arch_list'], cuda, decision['flags'], settings['cache_dir'],
                                 settings['work_dir'], settings['cache_url'])
-        keyed.update(probe=probe, compat=compat, marker_name=marker_name, proof_key=proof_key(dict(
+        keyed.update(probe=probe, compat=compat, cuda_chain_key=chain_key, marker_name=marker_name, proof_key=proof_key(dict(
             verify=self._private('verify_options'), cache_key=keyed['key'],
             script_sha256=hashlib.sha256(script.encode('utf-8')).hexdigest())))
         refusal = ab.torch_refusal(python, compat)
         if refusal:
             raise StageFailed(refusal)
         return keyed
+
+    def _cuda_compat(self, proof):
+        """cuda_compat's report on the environment; a recorded proof's, made on the environment as it
+        is, spares it a torch import."""
+        python = self._python()
+        compat_args = dict(python=python, cuda_home=self._settings['cuda_home'], apex=True, fail_on='never',
+                           gpu_facts=self._gpu())
+        if (proof or {}).get('cuda_report'):
+            compat_args['reading'] = proof['cuda_report']
+        chain = self._node('aistack.gpu_node.cuda_compat', **compat_args)
+        if chain.get('failed'):
+            raise ValueError('apex_build: cuda_compat failed on %s: %s' % (python, chain.get('msg')))
+        return chain['report']
 
     def _read_markers(self, plan):
         """The markers for the key; the probe already read a node entry whose marker names the installed wheel."""

@@ -23,8 +23,9 @@ description:
   - With O(stage=before), the inputs (what is wrong with them fails the task, naming each variable) and whether the
     node gets APEX (a node without a GPU gets its CUDA kernels only as a build host with a declared arch list).
     With O(probe), on a node that gets APEX, also the environment (its Python tag, platform, cores, memory, build
-    tools, installed APEX and the proof an earlier verify recorded), the CUDA chain with APEX's rule
-    (M(aistack.gpu_node.cuda_compat)), the wheel's cache key, and the cache entry's markers on the node, in the
+    tools, installed APEX, the proof an earlier verify recorded and the CUDA toolkit), the CUDA chain with APEX's rule
+    (M(aistack.gpu_node.cuda_compat), or the report the proof recorded while RV(cuda_chain_key) is the same), the
+    wheel's cache key, and the cache entry's markers on the node, in the
     controller cache and at the cache URL. Given the O(plan) of a pass without O(probe), it takes that pass's
     gate instead of deciding it again (the role looks for the environment in between).
   - With O(stage=decide), what this host does (C(build), C(install) or C(none)) and what it hands on, given the
@@ -152,14 +153,28 @@ probe:
   description:
     - The environment probe's reading (Python tag, platform, cores, memory, build tools, installed APEX).
     - Also the environment's state digest C(env_state), and the C(proof) an earlier verify recorded for that state, or null.
+    - C(toolkit) holds each CUDA home M(aistack.gpu_node.cuda_compat) may take (the role's C(apex_build_cuda_home),
+      E(CUDA_HOME), E(CUDA_PATH), the one of nvcc on E(PATH), C(/usr/local/cuda)) with its real path and its nvcc's real
+      path, size and mtime, and the forward-compat libraries (C(/usr/local/cuda-*/compat/libcuda.so*)).
     - C(cache_entries) holds the node cache's entries whose marker names the installed wheel, by key (the marker's text
       and the sha256 of the entry's wheel as it is now), so that a run that changes nothing reads neither again.
   returned: RV(probed)
   type: dict
 compat:
-  description: The C(report) of M(aistack.gpu_node.cuda_compat) with APEX's rule, on the environment as it was before any change.
+  description:
+    - The C(report) of M(aistack.gpu_node.cuda_compat) with APEX's rule, on the environment as it was before any change.
+    - The one the probe's C(proof) recorded, without running M(aistack.gpu_node.cuda_compat), when the proof's
+      C(cuda_chain_key) is RV(cuda_chain_key).
   returned: RV(probed)
   type: dict
+cuda_chain_key:
+  description:
+    - The key of what RV(compat) rests on besides the environment's state (which the proof is read for) - the
+      interpreter, C(apex_build_cuda_home), the C(aistack_gpu) facts (driver, GPUs, compute capabilities), the probe's
+      C(toolkit), the digest of M(aistack.gpu_node.cuda_compat)'s code and the month (a driver branch's end of life);
+      24 hex digits, null without GPU facts. The role records it with the proof; any change checks the chain again.
+  returned: RV(probed)
+  type: str
 arch_list:
   description: The TORCH_CUDA_ARCH_LIST of the build, the user's or derived from the GPUs; empty when neither.
   returned: RV(probed)

@@ -464,6 +464,28 @@ def proof_holds(action, proof, key):
     return isinstance(report, dict) and report.get("problems") == []
 
 
+def cuda_chain_key(python, cuda_home, gpu_facts, toolkit, checks_sha256, month):
+    """Key of what a cuda_compat report on ``python``'s environment rests on besides the environment
+    itself: the CUDA home asked for, the GPU facts it is handed (driver, GPUs, compute capabilities),
+    the toolkit as the environment probe read it (each CUDA home's nvcc, the forward-compat libraries),
+    the digest of the checks' code and the month (``"2026-12"``: a driver branch's end of life falls
+    on a month's first day). None without GPU facts: cuda_compat then reads the GPUs itself."""
+    if not gpu_facts:
+        return None
+    return env_proof.proof_key(dict(python=python, cuda_home=cuda_home, gpu_facts=gpu_facts, toolkit=toolkit,
+                                    checks_sha256=checks_sha256, month=month))
+
+
+def recorded_cuda_report(proof, chain_key):
+    """The cuda_compat report recorded with ``proof`` (which the probe hands over only when it was made
+    on the environment's present state) when everything else it rests on reads the same now
+    (``chain_key``), else None: cuda_compat runs again."""
+    if (chain_key and isinstance(proof, dict) and proof.get("cuda_chain_key") == chain_key
+            and isinstance(proof.get("cuda_report"), dict)):
+        return proof["cuda_report"]
+    return None
+
+
 def node_entry_reading(probe, key, marker_text=None, wheel_sha256=""):
     """The node cache's entry for ``key`` as read this run: ``(marker text, sha256 of its wheel)``.
 

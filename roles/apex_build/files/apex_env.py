@@ -2,11 +2,12 @@
 
 probe:  what the cache key and the install decision need (Python tag, platform, installed apex, the
         node cache's entries of the installed wheel), the environment's state digest (env_proof.py),
-        and the proof an earlier verify recorded for it.
+        the proof an earlier verify recorded for it, and the CUDA toolkit as cuda_compat would find it.
 verify: every requested compiled extension imports (torch first: APEX's modules link libc10),
         kernels give the same results as torch, and which APIs this APEX has. One JSON line.
 """
 
+import glob
 import importlib
 import importlib.util
 import json
@@ -94,7 +95,32 @@ def _entries_of_wheel(cache_dir, marker_name, wheel_sha256):
     return entries
 
 
-def probe(proof_path="", python="", cache_dir="", marker_name=""):
+def _file_identity(path):
+    """A file by what changes when it is replaced: its real path, size and mtime; None when there is none."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [os.path.realpath(path), stat.st_size, stat.st_mtime_ns]
+
+
+def toolkit(cuda_home=""):
+    """What cuda_compat reads on the node besides this environment, the driver and the GPUs, as it is now:
+    each CUDA home it may take (its cuda_home option, CUDA_HOME, CUDA_PATH, the one of nvcc on the PATH it
+    searches, /usr/local/cuda) with the folder's real path and its nvcc, and the forward-compat libraries.
+    A recorded cuda_compat report stands for a new one only while this reads the same."""
+    # cuda_compat looks nvcc up with AnsibleModule.get_bin_path, which also searches the sbin folders.
+    on_path = shutil.which("nvcc", path=os.pathsep.join([os.environ.get("PATH", ""), "/sbin", "/usr/sbin", "/usr/local/sbin"]))
+    homes = [cuda_home, os.environ.get("CUDA_HOME", ""), os.environ.get("CUDA_PATH", ""),
+             os.path.dirname(os.path.dirname(on_path)) if on_path else "", "/usr/local/cuda"]
+    return {
+        "homes": [[home, os.path.realpath(home) if home and os.path.isdir(home) else None,
+                   _file_identity(os.path.join(home, "bin", "nvcc")) if home else None] for home in homes],
+        "forward_compat": sorted(glob.glob("/usr/local/cuda-*/compat/libcuda.so*")),
+    }
+
+
+def probe(proof_path="", python="", cache_dir="", marker_name="", cuda_home=""):
     state = env_state(WATCHED)
     installed = _installed_apex()
     # The build runs with the environment's bin first on PATH, as if it were activated: torch's
@@ -112,6 +138,7 @@ def probe(proof_path="", python="", cache_dir="", marker_name=""):
         "cache_entries": _entries_of_wheel(cache_dir, marker_name, installed.get("wheel_sha256")),
         "env_state": state,
         "proof": recorded_proof(proof_path, python, state) if proof_path else None,
+        "toolkit": toolkit(cuda_home),
     }
 
 
@@ -215,6 +242,6 @@ def verify(request):
 
 if __name__ == "__main__":
     if sys.argv[1] == "probe":
-        print(json.dumps(probe(*sys.argv[2:6])))
+        print(json.dumps(probe(*sys.argv[2:7])))
     else:
         print(json.dumps(verify(json.loads(sys.argv[2]))))

@@ -161,3 +161,42 @@ def test_probe_reads_the_cache_entries_of_the_installed_wheel(env, tmp_path):
     (cache / "k1" / "apex-0.1-cp312-cp312-linux_x86_64.whl").unlink()
     assert script.probe("", "", str(cache), "aistack-apex.json")["cache_entries"]["k1"]["wheel_sha256"] == ""
     assert script.probe()["cache_entries"] == {}
+
+
+def _nvcc(home, text="#!/bin/sh\n"):
+    (home / "bin").mkdir(parents=True, exist_ok=True)
+    (home / "bin" / "nvcc").write_text(text)
+    (home / "bin" / "nvcc").chmod(0o755)
+    return home / "bin" / "nvcc"
+
+
+def test_probe_reads_each_cuda_home_cuda_compat_may_take_with_its_nvcc(tmp_path, monkeypatch):
+    """The homes in cuda_compat's order: its cuda_home option, CUDA_HOME, CUDA_PATH, nvcc's on PATH, /usr/local/cuda."""
+    script = load_script()
+    option, on_path = _nvcc(tmp_path / "cuda-13.0"), _nvcc(tmp_path / "cuda-12.8")
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(on_path.parent))
+    homes = script.probe(cuda_home=str(tmp_path / "cuda-13.0"))["toolkit"]["homes"]
+    stat = os.stat(str(option))
+    assert homes[0] == [str(tmp_path / "cuda-13.0"), str(tmp_path / "cuda-13.0"), [str(option), stat.st_size, stat.st_mtime_ns]]
+    assert homes[1:3] == [["", None, None], ["", None, None]]
+    assert homes[3][:2] == [str(tmp_path / "cuda-12.8")] * 2 and homes[4][0] == "/usr/local/cuda"
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "missing"))
+    assert script.toolkit()["homes"][1] == [str(tmp_path / "missing"), None, None]
+
+
+def test_the_toolkit_reads_otherwise_when_nvcc_is_replaced_or_a_link_moves(tmp_path, monkeypatch):
+    script = load_script()
+    monkeypatch.setenv("PATH", "/nonexistent")
+    _nvcc(tmp_path / "cuda-13.0")
+    _nvcc(tmp_path / "cuda-13.1")
+    (tmp_path / "cuda").symlink_to(tmp_path / "cuda-13.0")
+    before = script.toolkit(str(tmp_path / "cuda"))
+    assert before == script.toolkit(str(tmp_path / "cuda"))
+    _nvcc(tmp_path / "cuda-13.0", "#!/bin/sh\necho 13.0.88\n")
+    replaced = script.toolkit(str(tmp_path / "cuda"))
+    assert replaced["homes"][0] != before["homes"][0]
+    (tmp_path / "cuda").unlink()
+    (tmp_path / "cuda").symlink_to(tmp_path / "cuda-13.1")
+    assert script.toolkit(str(tmp_path / "cuda"))["homes"][0][1] == str(tmp_path / "cuda-13.1")

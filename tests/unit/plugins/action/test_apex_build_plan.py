@@ -32,8 +32,14 @@ with open(os.path.join(REPO_ROOT, "roles", "apex_build", "defaults", "main.yml")
 with open(os.path.join(REPO_ROOT, "tests", "support", "apex_stub", "setup.py")) as _handle:
     STUB_SETUP_PY = _handle.read()
 CPU_COMPAT = {"torch": {"present": True, "version": "2.13.0+cpu", "cuda": None}, "nvcc": {"present": False, "error": "no nvcc"}}
+# The toolkit as apex_env.py's probe reads it on a node with CUDA 13.0 at /usr/local/cuda.
+TOOLKIT = {"homes": [["/usr/local/cuda", "/usr/local/cuda-13.0", ["/usr/local/cuda-13.0/bin/nvcc", 21504, 1767225600000000000]],
+                     ["", None, None], ["", None, None], ["", None, None],
+                     ["/usr/local/cuda", "/usr/local/cuda-13.0", ["/usr/local/cuda-13.0/bin/nvcc", 21504, 1767225600000000000]]],
+           "forward_compat": []}
 PROBE = {"python_tag": "cp312", "platform": "linux_x86_64", "cpus": 2, "memory_available_mib": 20000, "build_path": "/usr/bin",
-         "build_tools": {"setuptools": "80.9.0", "ninja": None}, "installed": {"wheel_sha256": "a" * 64}, "proof": None}
+         "build_tools": {"setuptools": "80.9.0", "ninja": None}, "installed": {"wheel_sha256": "a" * 64}, "proof": None,
+         "toolkit": TOOLKIT}
 WHEEL = "apex-0.1-cp312-cp312-linux_x86_64.whl"
 HOST = "node1"
 
@@ -147,7 +153,7 @@ def test_a_first_run_reads_the_environment_the_chain_and_the_markers():
     command = node.calls[0][1]
     assert command["argv"][:4] == ["/opt/env/bin/python", "-c", "print('probe')", "probe"]
     assert command["argv"][4:] == ["/opt/env/etc/aistack/apex_build-proof.json", "/opt/env/bin/python",
-                                   "/var/cache/aistack/apex-wheels", "aistack-apex.json"]
+                                   "/var/cache/aistack/apex-wheels", "aistack-apex.json", "/usr/local/cuda"]
     assert node.calls[1][1] == {"python": "/opt/env/bin/python", "cuda_home": "/usr/local/cuda", "apex": True, "fail_on": "never",
                                 "gpu_facts": {"state": "ok"}}
     assert node.calls[3][1]["url"] == "http://cache.example/apex/%s/aistack-apex.json" % result["key"]
@@ -157,20 +163,88 @@ def test_a_first_run_reads_the_environment_the_chain_and_the_markers():
     assert all(state == {"entry": None, "problem": None} for state in result["markers"].values())
 
 
-def test_a_no_op_run_reads_the_node_twice_and_the_url_once():
-    """The probe read the entry whose marker names the installed wheel: no slurp, no stat (the
-    round-trips of a run that changes nothing are the probe's and cuda_compat's, and the URL's)."""
+def _no_op_probe(first, **proof):
+    """The probe of a node where the verified wheel of ``first``'s key is installed and a verify recorded its proof."""
+    return dict(PROBE, cache_entries={first["key"]: {"marker": _marker(first["key"]), "wheel_sha256": "a" * 64}},
+                proof=dict({"cuda_report": H200_COMPAT, "cuda_chain_key": first["cuda_chain_key"]}, **proof))
+
+
+def _probing(probe):
+    return Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)})
+
+
+def test_a_no_op_run_reads_the_node_once_and_the_url_once():
+    """The probe read the entry whose marker names the installed wheel (no slurp, no stat), and the proof
+    with the cuda_compat report it recorded, whose inputs read the same (no cuda_compat): the round-trips of
+    a run that changes nothing are the probe's, and the URL's."""
     first, _node = before(cache_url="http://cache.example/apex")
-    probe = dict(PROBE, cache_entries={first["key"]: {"marker": _marker(first["key"]), "wheel_sha256": "a" * 64}},
-                 proof={"cuda_report": H200_COMPAT})
-    node = Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)})
-    result, node = before(node, cache_url="http://cache.example/apex")
-    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat", "ansible.legacy.uri"]
-    # The recorded proof's report stands for cuda_compat's torch import.
+    assert len(first["cuda_chain_key"]) == 24
+    result, node = before(_probing(_no_op_probe(first)), cache_url="http://cache.example/apex")
+    assert node.modules == ["ansible.legacy.command", "ansible.legacy.uri"]
+    assert result["compat"] == H200_COMPAT and result["cuda_chain_key"] == first["cuda_chain_key"]
+    assert result["key"] == first["key"] and result["markers"]["node"]["entry"]["key"] == first["key"]
+    assert result["node_wheel_sha256"] == "a" * 64
+    result, node = before(_probing(_no_op_probe(first)))
+    assert node.modules == ["ansible.legacy.command"]
+
+
+def _toolkit_replaced():
+    homes = [list(home) for home in TOOLKIT["homes"]]
+    homes[0][2] = ["/usr/local/cuda-13.0/bin/nvcc", 21512, 1767312000000000000]
+    return dict(TOOLKIT, homes=homes)
+
+
+def _gpu_facts(**driver):
+    return {"aistack_gpu": {"state": "ok", "driver": dict({"version": "580.95.05"}, **driver)}}
+
+
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda variables, probe: probe.update(toolkit=_toolkit_replaced()), id="nvcc replaced in place"),
+    pytest.param(lambda variables, probe: probe["toolkit"]["homes"].__setitem__(1, ["/opt/cuda-12.8", "/opt/cuda-12.8", None]),
+                 id="CUDA_HOME set"),
+    pytest.param(lambda variables, probe: probe.update(toolkit=dict(TOOLKIT, forward_compat=[
+        "/usr/local/cuda-13.0/compat/libcuda.so.1"])), id="forward-compat libraries installed"),
+    pytest.param(lambda variables, probe: variables.update(ansible_facts=_gpu_facts(version="595.45.04")), id="driver"),
+    pytest.param(lambda variables, probe: variables.update(ansible_facts={"aistack_gpu": {"state": "ok", "gpus": [
+        {"name": "NVIDIA H200", "compute_capability": "9.0"}]}}), id="GPUs"),
+    pytest.param(lambda variables, probe: variables.update(apex_build_cuda_home="/usr/local/cuda-12.8"), id="cuda_home"),
+])
+def test_the_cuda_chain_is_checked_again_when_an_input_it_rests_on_changed(change):
+    variables = task_vars()
+    variables["ansible_facts"] = _gpu_facts()
+    first, _node = plan(dict(stage="before", probe=True), None, variables)
+    probe = _no_op_probe(first)
+    result, node = plan(dict(stage="before", probe=True), _probing(probe), variables)
+    assert node.modules == ["ansible.legacy.command"] and result["cuda_chain_key"] == first["cuda_chain_key"]
+    probe = json.loads(json.dumps(probe))
+    change(variables, probe)
+    result, node = plan(dict(stage="before", probe=True), _probing(probe), variables)
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat"]
+    # The environment is as the proof found it: its report still spares cuda_compat the torch import.
+    assert node.calls[1][1]["reading"] == H200_COMPAT and node.calls[1][1]["gpu_facts"] == variables["ansible_facts"]["aistack_gpu"]
+    assert result["cuda_chain_key"] != first["cuda_chain_key"]
+
+
+def test_the_cuda_chain_is_checked_again_in_a_new_month_and_with_other_checks():
+    first, _node = before()
+    with mock.patch("ansible_collections.aistack.gpu_node.plugins.action.apex_build_plan.datetime") as clock:
+        clock.date.today.return_value.strftime.return_value = "2099-01"
+        _result, node = before(_probing(_no_op_probe(first)))
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat"]
+    with mock.patch("ansible_collections.aistack.gpu_node.plugins.action.apex_build_plan._cuda_checks_sha256",
+                    return_value="0" * 64):
+        _result, node = before(_probing(_no_op_probe(first)))
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat"]
+
+
+def test_a_proof_without_the_chain_key_has_the_chain_checked():
+    """A proof an older release recorded names no chain key: cuda_compat runs, with its report as the reading."""
+    first, _node = before()
+    probe = _no_op_probe(first)
+    del probe["proof"]["cuda_chain_key"]
+    _result, node = before(_probing(probe))
+    assert node.modules == ["ansible.legacy.command", "aistack.gpu_node.cuda_compat"]
     assert node.calls[1][1]["reading"] == H200_COMPAT
-    assert result["markers"]["node"]["entry"]["key"] == first["key"] and result["node_wheel_sha256"] == "a" * 64
-    result, node = before(Node(ansible__legacy__command=lambda args: {"rc": 0, "stdout": json.dumps(probe)}))
-    assert len(node.calls) == 2
 
 
 def test_a_node_entry_the_probe_did_not_read_is_read_and_its_wheel_hashed():

@@ -220,6 +220,25 @@ def test_entry(shared, node_entry, force, controller, url, source):
     assert (decision["entry_meta"] is None) == (source is None)
 
 
+def test_a_recorded_cuda_report_stands_only_for_the_same_chain_inputs():
+    gpu = {"state": H200_COMPAT["gpu_state"], "gpus": H200_COMPAT["gpus"], "driver": H200_COMPAT["driver"]}
+    toolkit = {"homes": [["/usr/local/cuda", "/usr/local/cuda-13.0", ["/usr/local/cuda-13.0/bin/nvcc", 1, 2]]], "forward_compat": []}
+    inputs = ["/opt/env/bin/python", "/usr/local/cuda", gpu, toolkit, "c" * 64, "2026-12"]
+    key = apex_build.cuda_chain_key(*inputs)
+    proof = {"cuda_report": H200_COMPAT, "cuda_chain_key": key}
+    assert apex_build.recorded_cuda_report(proof, key) == H200_COMPAT
+    for index, other in enumerate(["/opt/other/bin/python", "", dict(gpu, driver={"version": "595.45.04"}),
+                                   dict(toolkit, forward_compat=["/usr/local/cuda-13.0/compat/libcuda.so.1"]), "d" * 64, "2027-01"]):
+        changed = list(inputs)
+        changed[index] = other
+        assert apex_build.recorded_cuda_report(proof, apex_build.cuda_chain_key(*changed)) is None, index
+    assert apex_build.recorded_cuda_report(None, key) is None
+    assert apex_build.recorded_cuda_report({"cuda_report": H200_COMPAT}, key) is None
+    # Without GPU facts cuda_compat reads the GPUs itself: nothing keys its report.
+    assert apex_build.cuda_chain_key(inputs[0], inputs[1], {}, toolkit, "c" * 64, "2026-12") is None
+    assert apex_build.recorded_cuda_report(dict(proof, cuda_chain_key=None), None) is None
+
+
 def test_a_recorded_proof_stands_only_with_nothing_to_install_for_its_key_and_without_problems():
     proof = {"proof_key": "k1", "verify": {"problems": []}}
     assert apex_build.proof_holds("none", proof, "k1") is True
