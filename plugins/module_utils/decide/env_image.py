@@ -151,3 +151,51 @@ def wheel_file_name_problem(name):
     if not _WHEEL_FILE.match(name or '') or not name.startswith('apex-'):
         return '%r is not an apex-*.whl file name' % (name,)
     return None
+
+
+_SHA256 = re.compile(r'^[0-9a-f]{64}$')
+# An image reference's name and tag as podman takes them (lower case, no digest).
+_IMAGE_NAME = re.compile(r'^[a-z0-9]+(?:[._/-][a-z0-9]+)*$')
+_TAG = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$')
+_ENV_NAME = re.compile(r'^[A-Za-z0-9_][A-Za-z0-9_.-]*$')
+
+
+def input_problems(settings):
+    """What the argument spec cannot say about the role's settings: each problem a sentence naming its variable.
+    Checked before anything is fetched or built."""
+    problems = []
+    for name in ('explicit_lock', 'pip_lock', 'work_dir', 'conda_prefix'):
+        if not str(settings[name] or '').startswith('/'):
+            problems.append('env_image_%s must be an absolute path on the build host, got %r' % (name, settings[name]))
+    if not (settings['installer_src'] or settings['installer_url']):
+        problems.append('env_image_installer_src or env_image_installer_url must name the conda installer')
+    if not _SHA256.match(str(settings['installer_sha256'] or '')):
+        problems.append('env_image_installer_sha256 must be the installer\'s sha256 (64 hex digits), got %r'
+                        % (settings['installer_sha256'],))
+    if not _IMAGE_NAME.match(str(settings['name'] or '')):
+        problems.append('env_image_name must be an image name in lower case (registry host and tag apart), got %r'
+                        % (settings['name'],))
+    if not _TAG.match(str(settings['tag'] or '')):
+        problems.append('env_image_tag must be an image tag (letters, digits, _ . -; 128 at most), got %r' % (settings['tag'],))
+    if not _ENV_NAME.match(str(settings['env_name'] or '')):
+        problems.append('env_image_env_name must name the env (a folder name under envs/), got %r' % (settings['env_name'],))
+    if not str(settings['cuda_variant'] or '').strip():
+        problems.append('env_image_cuda_variant must name the CUDA variant the env was made for (cu130, cpu, ...)')
+    if settings['pip_wheel_dir'] and not str(settings['pip_wheel_dir']).startswith('/'):
+        problems.append('env_image_pip_wheel_dir must be an absolute path on the build host, got %r' % (settings['pip_wheel_dir'],))
+    if settings['registry'] and ('://' in settings['registry'] or settings['registry'].endswith('/')):
+        problems.append('env_image_registry must be a registry host and path such as registry.example:5000/ml '
+                        '(no scheme, no trailing /), got %r' % (settings['registry'],))
+    return problems
+
+
+def apex_entry_problem(marker):
+    """Why an APEX cache entry's marker (aistack-apex.json of apex_build) names no usable wheel, or None."""
+    if not isinstance(marker, dict):
+        return 'its aistack-apex.json is not a JSON object'
+    problem = wheel_file_name_problem(marker.get('wheel'))
+    if problem:
+        return 'its marker names no wheel: ' + problem
+    if not _SHA256.match(str(marker.get('wheel_sha256') or '')):
+        return 'its marker has no wheel_sha256'
+    return None

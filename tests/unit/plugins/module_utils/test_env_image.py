@@ -102,3 +102,39 @@ def test_apex_wheel_file_names():
     assert ei.wheel_file_name_problem('apex-0.1-cp311-cp311-linux_x86_64.whl') is None
     assert ei.wheel_file_name_problem('torch-2.13.0-cp311-cp311-linux_x86_64.whl')
     assert ei.wheel_file_name_problem('../apex-0.1.whl')
+
+
+SETTINGS = dict(explicit_lock='/opt/conda/envs/torch.explicit.txt', pip_lock='/opt/conda/envs/torch.pip.txt',
+                work_dir='/var/tmp/aistack-env-image', conda_prefix='/opt/conda', installer_src='', installer_url='http://m/i.sh',
+                installer_sha256=SHA, name='aistack-env-torch', tag='latest', env_name='torch', cuda_variant='cpu',
+                pip_wheel_dir='', registry='')
+
+
+def test_good_settings_have_no_problem():
+    assert ei.input_problems(SETTINGS) == []
+    assert ei.input_problems(dict(SETTINGS, registry='registry.example:5000/ml', pip_wheel_dir='/srv/wheels')) == []
+
+
+def test_bad_settings_are_refused_naming_the_variable():
+    cases = {
+        'explicit_lock': ('torch.explicit.txt', 'env_image_explicit_lock must be an absolute path'),
+        'installer_sha256': ('abc', 'env_image_installer_sha256 must be'),
+        'name': ('Aistack/Env', 'env_image_name must be an image name'),
+        'tag': ('a:b', 'env_image_tag must be an image tag'),
+        'env_name': ('../x', 'env_image_env_name must name the env'),
+        'cuda_variant': ('', 'env_image_cuda_variant must name'),
+        'registry': ('https://registry.example/', 'env_image_registry must be a registry host'),
+        'pip_wheel_dir': ('wheels', 'env_image_pip_wheel_dir must be an absolute path'),
+    }
+    for name, (value, message) in cases.items():
+        problems = ei.input_problems(dict(SETTINGS, **{name: value}))
+        assert len(problems) == 1 and problems[0].startswith(message), (name, problems)
+    assert ei.input_problems(dict(SETTINGS, installer_url='')) == [
+        'env_image_installer_src or env_image_installer_url must name the conda installer']
+
+
+def test_apex_cache_entry_markers():
+    assert ei.apex_entry_problem({'wheel': 'apex-0.1-py3-none-any.whl', 'wheel_sha256': SHA}) is None
+    assert 'no wheel' in ei.apex_entry_problem({'wheel': '/tmp/apex-0.1.whl', 'wheel_sha256': SHA})
+    assert ei.apex_entry_problem({'wheel': 'apex-0.1-py3-none-any.whl'}) == 'its marker has no wheel_sha256'
+    assert ei.apex_entry_problem([]) == 'its aistack-apex.json is not a JSON object'

@@ -1061,9 +1061,60 @@ def channel_names(ctx, args, extra=()):
     return names
 
 
+def explicit_entries(paths):
+    """The packages of ``@EXPLICIT`` files, ``[(url, md5 or None)]``, or None when no file is one (conda/misc.py,
+    explicit: such a file is installed as listed, nothing solved and no repodata fetched)."""
+    entries, explicit = [], False
+    for path in paths or []:
+        with open(path) as handle:
+            lines = [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+        if "@EXPLICIT" not in lines:
+            continue
+        explicit = True
+        for line in lines[lines.index("@EXPLICIT") + 1:]:
+            url, _, checksum = line.partition("#")
+            entries.append((url, checksum or None))
+    return entries if explicit else None
+
+
+def create_explicit(ctx, args, out, argv, prefix, entries):
+    """conda create --file <@EXPLICIT file>: each URL downloaded and checked against its md5, then linked."""
+    import rattler
+
+    cache = ctx.writable_dir("pkgs")
+    os.makedirs(cache, exist_ok=True)
+    records = []
+    out.text("\nDownloading and Extracting Packages: ...working... done")
+    for url, checksum in entries:
+        file_name = url.rsplit("/", 1)[-1]
+        with urllib.request.urlopen(_request(url), timeout=60) as response:  # nosec: test bed
+            data = response.read()
+        if checksum and hashlib.md5(data, usedforsecurity=False).hexdigest() != checksum:
+            raise CondaError("ChecksumMismatchError", "Conda detected a mismatch between the expected content and "
+                             "downloaded content for url '%s'." % url, url=url)
+        path = os.path.join(cache, file_name)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        local = asyncio.run(rattler.RepoDataRecord.from_package_archive(path))
+        records.append(rattler.RepoDataRecord(local, file_name, _without_credentials(url),
+                                              _without_credentials(url).rsplit("/", 2)[0] + "/"))
+    if args.dry_run:
+        return 0
+    if is_env(prefix):
+        remove_prefix(ctx, prefix)
+    out.step("Preparing transaction")
+    out.step("Verifying transaction")
+    execute(ctx, prefix, records, [], argv)
+    out.step("Executing transaction")
+    return 0
+
+
 def cmd_create_install(ctx, args, out, argv, creating):
     prefix = ctx.prefix_for(args.name, args.prefix, must_exist=not creating)
     specs = list(args.packages)
+    explicit = explicit_entries(args.file) if creating else None
+    if explicit is not None:
+        return create_explicit(ctx, args, out, argv, prefix, explicit)
     if args.file:
         for path in args.file:
             with open(path) as handle:
@@ -1479,9 +1530,13 @@ def cmd_clean(ctx, args, out):
         index = os.path.join(pkgs_dir, "cache")
         if (args.all or args.index_cache) and os.path.isdir(index):
             removed["index_cache"].append(index)
+    # conda's -f/--force-pkgs-dirs (not part of --all): every writable package cache goes whole.
+    forced = [d for d in ctx.config.pkgs_dirs if args.force_pkgs_dirs and os.path.isdir(d) and os.access(d, os.W_OK)]
     if not args.dry_run:
+        for pkgs_dir in forced:
+            shutil.rmtree(pkgs_dir)
         for paths in removed.values():
-            for path in paths:
+            for path in (p for p in paths if os.path.lexists(p)):
                 shutil.rmtree(path) if os.path.isdir(path) else os.unlink(path)
                 if os.path.exists(path + ".lock"):
                     os.unlink(path + ".lock")
@@ -1543,6 +1598,7 @@ def parser():
     for flag in ("--all", "--packages", "--tarballs", "--index-cache"):
         clean.add_argument(flag if flag != "--all" else "-a", *(["--all"] if flag == "--all" else []), action="store_true")
     clean.add_argument("-d", "--dry-run", action="store_true")
+    clean.add_argument("-f", "--force-pkgs-dirs", action="store_true")
     if "conda_anaconda_tos" in installed_plugins():  # conda itself has no tos subcommand
         tos = sub.add_parser("tos")
         tos.add_argument("action", choices=("accept", "view", "reject"))
