@@ -86,9 +86,9 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import container_toolkit
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import container_runtimes
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.packages import installed_and_held
 
-BINARIES = {'docker': 'dockerd', 'containerd': 'containerd', 'podman': 'podman', 'crio': 'crio'}
 # nvidia-ctk's containerd section: runtimes.nvidia under the CRI plugin, in every config version it writes.
 _CONTAINERD_NVIDIA = re.compile(r'\.runtimes\.["\']?nvidia["\']?\]')
 
@@ -115,9 +115,8 @@ def containerd_configured(texts):
 
 
 def read_runtimes(module, docker_config, containerd_config):
-    runtimes = {}
-    for name in container_toolkit.RUNTIMES:
-        runtimes[name] = {'present': bool(module.get_bin_path(BINARIES[name]))}
+    found = container_runtimes.present(module.get_bin_path)
+    runtimes = dict((name, {'present': name in found}) for name in container_toolkit.RUNTIMES)
     runtimes['docker']['configured'] = docker_configured(_read(docker_config))
     # Toolkit 1.18 writes a drop-in; 1.18.0 wrote it to config.d instead of conf.d (NVIDIA/nvidia-container-toolkit#1404).
     folder = os.path.dirname(containerd_config)
