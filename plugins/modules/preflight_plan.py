@@ -16,18 +16,12 @@ version_added: 0.1.0
 description:
   - The decision of the P(aistack.gpu_node.preflight#role) role; it never changes the node.
   - Checks what the role's argument spec cannot say (O(min_python) is a version, every path in O(paths) is
-    absolute), then measures the free space at O(paths) on the node with M(aistack.gpu_node.free_space) and
-    reports on the node from that, its Ansible facts and its GPU facts, with every problem that must stop
-    provisioning, each naming the variable that decides it.
+    absolute), then reads the node in one module run, M(aistack.gpu_node.node_facts) (the C(min) and C(virtual) fact
+    subsets, the GPUs unless C(ansible_facts.aistack_gpu) is set already, the container runtimes, the free space at
+    O(paths)), publishes the facts it read and reports on the node from that reading, with every problem that must
+    stop provisioning, each naming the variable that decides it.
 author: aistack.gpu_node contributors (@aistack)
 options:
-  facts:
-    description: The node's C(ansible_facts), gathered with at least the C(min) and C(virtual) subsets.
-    type: dict
-    required: true
-  gpu:
-    description: C(ansible_facts.aistack_gpu) from M(aistack.gpu_node.gpu_facts).
-    type: dict
   supported_platforms:
     description: The role's C(preflight_supported_platforms).
     type: dict
@@ -64,21 +58,19 @@ extends_documentation_fragment:
 attributes:
   action:
     support: full
-    description: Runs on the controller as an action plugin; it runs M(aistack.gpu_node.free_space) on the node.
+    description: Runs on the controller as an action plugin; it runs M(aistack.gpu_node.node_facts) on the node.
   platform:
     support: full
     platforms: posix
-    description: Any node M(aistack.gpu_node.free_space) runs on.
+    description: Any node M(aistack.gpu_node.node_facts) runs on.
 seealso:
-  - module: aistack.gpu_node.free_space
+  - module: aistack.gpu_node.node_facts
   - module: aistack.gpu_node.gpu_facts
 '''
 
 EXAMPLES = r'''
 - name: Decide whether the node can be provisioned
   aistack.gpu_node.preflight_plan:
-    facts: "{{ ansible_facts }}"
-    gpu: "{{ ansible_facts.aistack_gpu }}"
     supported_platforms: {Ubuntu: ["22.04", "24.04"], Debian: ["12"]}
     min_python: "3.8"
     paths: [{path: /opt, min_free_mib: 20480, purpose: conda base}]
@@ -91,6 +83,12 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+ansible_facts:
+  description:
+    - What M(aistack.gpu_node.node_facts) read, published for the later tasks - the C(min) and C(virtual) subsets of
+      C(ansible.builtin.setup), C(aistack_container_runtimes), and C(aistack_gpu) where it was read.
+  returned: success
+  type: dict
 report:
   description: The report on the node; the role publishes it as C(preflight_report).
   returned: success
@@ -125,12 +123,12 @@ report:
       type: dict
       returned: success
     paths:
-      description: Each path of O(paths) with what M(aistack.gpu_node.free_space) measured, the need and whether it is met.
+      description: Each path of O(paths) with the free space M(aistack.gpu_node.node_facts) measured, the need and whether it is met.
       type: list
       elements: dict
       returned: success
     gpu:
-      description: Whether NVIDIA GPUs are present, how many, whether a driver is loaded, and the gpu_facts state.
+      description: Whether NVIDIA GPUs are present, how many, whether a driver is loaded, and the state of C(aistack_gpu).
       type: dict
       returned: success
       sample: {present: true, count: 8, driver_loaded: true, state: ok}

@@ -32,7 +32,7 @@ def test_site_check_mode_on_this_machine_changes_nothing():
 
 def test_gpu_cluster_inventory_resolves_roles_from_the_checkout():
     proc = run(["ansible-playbook", "site.yml", "-i", "inventories/gpu_cluster", "--list-tasks"])
-    assert "aistack.gpu_node.preflight : Gather the facts preflight decides on" in proc.stdout
+    assert "aistack.gpu_node.preflight : Read the node and decide whether it can be provisioned" in proc.stdout
     assert "gpu-node-01.example.com" in run(["ansible-inventory", "-i", "inventories/gpu_cluster", "--graph"]).stdout
     listing = run(["ansible-galaxy", "collection", "list", "aistack.gpu_node", "--format", "yaml"]).stdout
     assert os.path.join(REPO_ROOT, ".cache", "collections", "ansible_collections") in listing

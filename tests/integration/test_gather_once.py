@@ -1,12 +1,16 @@
-"""Gather once: one gpu_facts call per host in a whole site.yml run, and a role run alone still
-reads the GPUs itself (issue 19). Module calls are counted by tests/integration/callbacks."""
+"""Gather once: the GPUs read once per host in a whole site.yml run (by the preflight's one node reading,
+node_facts, inside preflight_plan), and a role run alone still reads the GPUs itself (issue 19). Module
+calls are counted by tests/integration/callbacks; the module runs inside an action plugin are counted
+from ansible-playbook -vvv ("Using module file")."""
 
 import json
 import os
+import re
 
 from conftest import REPO_ROOT, run
 
 GPU_FACTS = "aistack.gpu_node.gpu_facts"
+PREFLIGHT_PLAN = "aistack.gpu_node.preflight_plan"
 # The conda component needs the network (installer download); the manifest is given an APEX
 # record because check mode builds none.
 NO_NETWORK = ["--skip-tags", "conda", "-e", json.dumps({"node_manifest_apex": {"commit": "none", "wheel_key": "none"}})]
@@ -29,7 +33,21 @@ def test_site_reads_the_gpus_once_per_host(tmp_path):
     # Every role that decides on the GPUs ran.
     for role in ("preflight", "nvidia_driver", "conda_env", "apex_build", "jupyter_kernel", "node_manifest", "gpu_validate"):
         assert "TASK [aistack.gpu_node.%s : " % role in output, output
-    assert dict((host, actions.get(GPU_FACTS, 0)) for host, actions in calls.items()) == {"localhost": 1}, output
+    # Changed on purpose (issue 37 item 7): the preflight reads the GPUs in its one node_facts run inside
+    # preflight_plan, so no gpu_facts task runs at all; every role after it reuses ansible_facts.aistack_gpu.
+    assert dict((host, (actions.get(GPU_FACTS, 0), actions.get(PREFLIGHT_PLAN))) for host, actions in calls.items()) == {
+        "localhost": (0, 1)}, output
+
+
+def test_the_preflight_reads_the_node_in_one_module_run(tmp_path):
+    # site.yml's preflight play: the preflight role's facts, GPUs, container runtimes and free space come from
+    # node_facts alone, once (setup, gpu_facts and free_space were three runs), and no later role of the play
+    # gathers or reads the GPUs again. (container_toolkit_probe still runs here: this machine has podman.)
+    _calls, output = module_calls(tmp_path, ["playbooks/preflight.yml", "-vvv"] + NO_NETWORK)
+    role = output[output.index("TASK [aistack.gpu_node.preflight : "):output.index("TASK [aistack.gpu_node.dcgm : ")]
+    ran = re.findall(r"Using module file \S*/([a-z_]+)\.py", output)
+    assert re.findall(r"Using module file \S*/([a-z_]+)\.py", role) == ["node_facts"], output
+    assert ran.count("node_facts") == 1 and not set(ran) & {"setup", "gpu_facts", "free_space"}, ran
 
 
 def test_a_role_run_alone_reads_the_gpus_itself(tmp_path):
@@ -48,10 +66,10 @@ def test_site_decides_and_checks_once_per_host(tmp_path):
     assert "TASK [aistack.gpu_node.nvidia_driver : " in output and "TASK [aistack.gpu_node.gpu_validate : " in output, output
     once = ("aistack.gpu_node.nvidia_driver_plan", "aistack.gpu_node.gpu_validation")
     assert dict((action, calls["localhost"].get(action, 0)) for action in once) == dict.fromkeys(once, 1), output
-    # The preflight role's facts (min, virtual, python among them) and node_manifest's one read of the
-    # manifest: its writes (provision, then gpu_validate's validation) keep node_manifest_recorded, which
-    # gpu_validate reads instead of the file.
-    assert calls["localhost"].get("ansible.builtin.setup") == 2, output
+    # node_manifest's one read of the manifest: its writes (provision, then gpu_validate's validation) keep
+    # node_manifest_recorded, which gpu_validate reads instead of the file. Changed on purpose from 2 (issue 37
+    # item 7): the preflight role's facts (min, virtual, python among them) come from its node_facts run, no setup.
+    assert calls["localhost"].get("ansible.builtin.setup") == 1, output
 
 
 def test_a_later_run_of_the_role_decides_again(tmp_path):
