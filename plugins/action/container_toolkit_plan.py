@@ -4,8 +4,9 @@
 
 """The container_toolkit_plan module runs here, on the controller. It reads the role's settings from the
 task's variables (role_settings) and the facts from ansible_facts, refuses bad input before the node is
-read, reads the node with container_toolkit_probe (one round-trip, none where container_toolkit_install is
-false) and decides with decide/container_toolkit.py.
+read, reads the node with container_toolkit_probe (one round-trip; none where container_toolkit_install is
+false, nor with auto where site.yml's preflight found no container runtime on the node) and decides with
+decide/container_toolkit.py.
 
 The plan stage is a keyed decision: site.yml's preflight play decides; the role's own run right after
 gets that decision back without reading the node, as long as the settings, the facts and the role's
@@ -47,6 +48,8 @@ class ActionModule(KeyedDecision, PlanAction):
             self._inputs = dict(
                 settings=role_settings.read(self._templar, task_vars, ROLE),
                 gpu=facts.get('aistack_gpu') or {},
+                # The preflight's reading (node_facts); absent where the role runs without it.
+                runtimes=facts.get('aistack_container_runtimes'),
                 os_family=facts.get('os_family'),
                 pkg_mgr=facts.get('pkg_mgr'),
                 key_path=role_settings.template(self._templar, task_vars, '__%s_key_path' % ROLE),
@@ -59,7 +62,7 @@ class ActionModule(KeyedDecision, PlanAction):
         problems = ct.input_problems(settings)
         if problems:
             return dict(failed=True, msg='container_toolkit: bad input. %s.' % '; '.join(problems))
-        if ct.install_setting(settings['install']) == 'false':
+        if not ct.reads_the_node(settings, inputs['runtimes']):
             return ct.decide(settings, {}, inputs['gpu'], inputs['os_family'])
         node = self._execute_module(module_name=PROBE, task_vars=task_vars, module_args=dict(
             pkg_mgr=inputs['pkg_mgr'], cdi_spec_path=settings['cdi_spec_path'], key_path=inputs['key_path']))

@@ -16,10 +16,12 @@ version_added: 0.2.0
 description:
   - The decisions of the P(aistack.gpu_node.container_toolkit#role) role, taken on the controller. It reads the role's
     variables from the task's variables, templated and typed by the role's C(meta/argument_specs.yml), and the facts
-    it needs from C(ansible_facts) (C(aistack_gpu), C(os_family), C(pkg_mgr)). It never changes the node.
+    it needs from C(ansible_facts) (C(aistack_gpu), C(os_family), C(pkg_mgr), C(aistack_container_runtimes) where the
+    preflight read it). It never changes the node.
   - With O(stage=plan) it refuses bad values of the role's variables, each named, before the node is read; then,
-    unless C(container_toolkit_install) is false, it reads the node through M(aistack.gpu_node.container_toolkit_probe)
-    (one round-trip) and returns the mode (C(skip), C(work) or C(refuse)), the packages to install at the pinned
+    unless C(container_toolkit_install) is false, or V(auto) on a node where the preflight found no container runtime
+    (C(ansible_facts.aistack_container_runtimes) of M(aistack.gpu_node.node_facts) empty), it reads the node through
+    M(aistack.gpu_node.container_toolkit_probe) (one round-trip) and returns the mode (C(skip), C(work) or C(refuse)), the packages to install at the pinned
     version (never a downgrade), those to hold, the runtimes C(nvidia-ctk runtime configure) is for, and whether the
     CDI spec must be made again because it no longer fits the driver or the GPUs. This decision is keyed
     (RV(inputs_key)) - registered under the same name with the same settings, facts, check mode and
@@ -40,7 +42,8 @@ attributes:
     support: full
     description:
       - Runs on the controller as an action plugin. It reads the node with M(aistack.gpu_node.container_toolkit_probe)
-        unless the decision is handed back or C(container_toolkit_install) is false.
+        unless the decision is handed back, C(container_toolkit_install) is false, or it is V(auto) and the
+        preflight's C(aistack_container_runtimes) names no runtime.
   check_mode:
     support: full
     description: Read-only; runs the same way in check mode.
@@ -57,6 +60,7 @@ notes:
 seealso:
   - module: aistack.gpu_node.container_toolkit_probe
   - module: aistack.gpu_node.gpu_facts
+  - module: aistack.gpu_node.node_facts
 '''
 
 EXAMPLES = r'''

@@ -42,6 +42,14 @@ def install_setting(value):
     return text if text in INSTALL_CHOICES else None
 
 
+def reads_the_node(settings, published_runtimes):
+    """Whether the plan needs container_toolkit_probe's reading of the node: not where the role is off, nor with
+    ``auto`` where the preflight's reading (``ansible_facts.aistack_container_runtimes``) found no container runtime,
+    which decide() skips on alone. None there (no preflight in this run) is no reading: the probe looks."""
+    install = install_setting(settings['install'])
+    return install != 'false' and not (install == 'auto' and published_runtimes is not None and not published_runtimes)
+
+
 def input_problems(settings):
     """What a spec cannot say about the settings: each problem a sentence naming its variable."""
     problems = []

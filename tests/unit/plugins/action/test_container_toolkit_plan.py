@@ -47,9 +47,13 @@ class Node(object):
         return dict(self.reading, changed=False)
 
 
-def host(gpu=None, **settings):
+def host(gpu=None, published_runtimes=None, **settings):
+    """A host's variables; ``published_runtimes``: the preflight's aistack_container_runtimes (None: no preflight ran)."""
     values = dict(DEFAULTS, **ROLE_VARS)
-    values.update(inventory_hostname="node1", ansible_check_mode=False, ansible_facts=dict(DEBIAN, aistack_gpu=gpu or GPU))
+    facts = dict(DEBIAN, aistack_gpu=gpu or GPU)
+    if published_runtimes is not None:
+        facts["aistack_container_runtimes"] = list(published_runtimes)
+    values.update(inventory_hostname="node1", ansible_check_mode=False, ansible_facts=facts)
     values.update(("container_toolkit_" + name, value) for name, value in settings.items())
     return values
 
@@ -89,6 +93,20 @@ def test_off_reads_nothing_and_auto_without_a_runtime_reads_once():
     assert result["mode"] == "skip" and node.calls == []
     result, node = plan(host(), Node(runtimes=()))
     assert result["mode"] == "skip" and len(node.calls) == 1
+
+
+def test_auto_where_the_preflight_found_no_runtime_reads_nothing():
+    result, node = plan(host(published_runtimes=()), Node(runtimes=()))
+    assert node.calls == [] and result["mode"] == "skip"
+    # The same decision as on the probe's reading of no runtime (key_present comes only with a node read).
+    probed, _node = plan(host(), Node(runtimes=()))
+    probed.pop("key_present")
+    assert dict(result, inputs_key=None) == dict(probed, inputs_key=None)
+    # A runtime found, or the toolkit asked for: the probe reads the packages, the configurations and the spec.
+    result, node = plan(host(published_runtimes=("podman",)))
+    assert result["mode"] == "work" and len(node.calls) == 1
+    result, node = plan(host(published_runtimes=(), install=True), Node(runtimes=()))
+    assert result["mode"] == "work" and len(node.calls) == 1
 
 
 def test_the_plan_is_handed_back_once_with_the_same_inputs():

@@ -68,6 +68,17 @@ def test_off_and_auto_without_a_runtime_skip_with_one_line():
     assert ct.decide(settings(install='true'), node(runtimes=()), GPU, 'Debian')['mode'] == 'work'
 
 
+def test_the_node_is_read_unless_off_or_the_preflight_found_no_runtime_for_auto():
+    assert not ct.reads_the_node(settings(install=False), None)
+    # auto: the preflight's reading (ansible_facts.aistack_container_runtimes) found none; without it, the probe looks.
+    assert not ct.reads_the_node(SETTINGS, [])
+    assert ct.reads_the_node(SETTINGS, None) and ct.reads_the_node(SETTINGS, ['podman'])
+    # Asked for, the toolkit goes on a node without a runtime: the probe reads its packages and spec.
+    assert ct.reads_the_node(settings(install='true'), []) and ct.reads_the_node(settings(install=True), None)
+    # What decide() gives without the probe's reading is what it gives on the probe's reading of no runtime.
+    assert ct.decide(SETTINGS, {}, GPU, 'Debian') == ct.decide(SETTINGS, node(runtimes=()), GPU, 'Debian')
+
+
 def test_a_fresh_node_gets_the_four_packages_at_the_pinned_version_and_the_spec():
     decision = ct.decide(SETTINGS, node(runtimes=('docker', 'podman'), spec=None), GPU, 'Debian')
     assert decision['mode'] == 'work' and decision['manager'] == 'apt' and decision['install']
