@@ -22,6 +22,7 @@ PUBLISHED = {
     'conda_env': ('conda_env_info', 'conda_env_target'),
     'container_toolkit': ('container_toolkit_report',),
     'dcgm': ('dcgm_install_planned', 'dcgm_result'),
+    'env_image': ('env_image_report',),
     'gpu_validate': ('gpu_validate_result',),
     'jupyter_kernel': ('jupyter_kernel_result',),
     'miniconda': ('miniconda_result',),

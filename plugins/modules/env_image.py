@@ -10,7 +10,7 @@ DOCUMENTATION = r'''
 ---
 module: env_image
 short_description: Build a conda env as an OCI image from its explicit lock and pip lock, with podman
-version_added: 1.0.0
+version_added: "0.2.0"
 description:
   - Lays out a build context in O(work_dir) (the installer, the two locks, the pip wheels and the APEX wheel) and builds
     it with C(podman build) from the Containerfile that C(decide/env_image.containerfile) writes; see the
@@ -100,8 +100,6 @@ options:
       differ the files that do (C(podman diff)) are returned in RV(differences).
     type: str
     default: ''
-extends_documentation_fragment:
-  - aistack.gpu_node.attributes
 attributes:
   check_mode:
     support: full
@@ -287,8 +285,8 @@ def main():
     if current and current['labels'].get(INPUTS_LABEL) == inputs:
         module.exit_json(id=current['id'], layers=current['layers'], size=current['size'], labels=current['labels'], **result)
     if module.check_mode:
-        module.exit_json(id=None, layers=[], size=None, labels=labels,
-                         **dict(result, changed=True))
+        result.update(changed=True)
+        module.exit_json(id=None, layers=[], size=None, labels=labels, **result)
     context = os.path.join(params['work_dir'], 'context')
     lay_out(context, files, text)
     build = [podman, 'build', '--timestamp', str(params['source_date_epoch']), '--layers', '--pull=never' if

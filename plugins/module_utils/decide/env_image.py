@@ -121,7 +121,7 @@ def containerfile(base_image, conda_prefix, env_name, installer, installer_sha25
         ' && find %s -name "*.a" -type f -delete'
         ' && find %s \\( -name "*.pyc" -o -name "*.pyo" \\) -type f -delete'
         ' && find %s -name __pycache__ -type d -empty -delete'
-        ' && rm -rf /root/.cache/pip'
+        ' && rm -rf "$HOME/.cache/pip"'
         ' && find %s -path "*/conda-meta/history" -type f -exec sed -i -E "s/^==> .* <==$/==> %s <==/" {} +'
         % (conda_prefix, conda_prefix, conda_prefix, conda_prefix, conda_prefix, _history_date(source_date_epoch)),
         '',

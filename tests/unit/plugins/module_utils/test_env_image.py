@@ -65,7 +65,7 @@ def test_clean_up_in_its_own_stage_and_the_final_image_copies_the_cleaned_tree()
     assert stages == ['FROM localhost/aistack-debian12-node:latest AS unpacked', 'FROM unpacked AS cleaned',
                       'FROM localhost/aistack-debian12-node:latest']
     cleaned = text.split('FROM unpacked AS cleaned')[1].split('FROM localhost')[0]
-    for step in ('conda clean -afy', '-name "*.a" -type f -delete', '-name "*.pyc"', '__pycache__', 'rm -rf /root/.cache/pip',
+    for step in ('conda clean -afy', '-name "*.a" -type f -delete', '-name "*.pyc"', '__pycache__', 'rm -rf "$HOME/.cache/pip"',
                  's/^==> .* <==$/==> 1970-01-01 00:00:00 <==/'):
         assert step in cleaned
     final = text.split('FROM localhost/aistack-debian12-node:latest\n')[1]

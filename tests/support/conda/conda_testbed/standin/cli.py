@@ -1072,7 +1072,7 @@ def explicit_entries(paths):
             continue
         explicit = True
         for line in lines[lines.index("@EXPLICIT") + 1:]:
-            url, _, checksum = line.partition("#")
+            url, _hash, checksum = line.partition("#")
             entries.append((url, checksum or None))
     return entries if explicit else None
 
