@@ -162,8 +162,8 @@ labels:
   type: dict
 differences:
   description: The layers that differ from O(compare_with)'s by position (C(index), C(first), C(second)), and C(files),
-    what C(podman diff) says changed between the two images (C(changed), C(added), C(deleted)); empty without O(compare_with) or
-    when every layer is the same.
+    what C(podman diff) says changed between the two images (C(changed), C(added), C(deleted): the first 50 paths of each, a
+    timestamp change included, and C(counts)); empty without O(compare_with), no C(files) when every layer is the same.
   returned: always
   type: dict
   sample: {layers: [], files: {}}
@@ -308,7 +308,7 @@ def main():
         result['differences'] = {'layers': ei.layer_differences(earlier['layers'], after['layers']), 'files': {}}
         if result['differences']['layers']:
             rc, out, _err = module.run_command([podman, 'diff', '--format', 'json', params['compare_with'], image])
-            result['differences']['files'] = json.loads(out) if rc == 0 and out.strip() else {}
+            result['differences']['files'] = ei.file_differences(json.loads(out) if rc == 0 and out.strip() else {})
     module.exit_json(id=after['id'], layers=after['layers'], size=after['size'], labels=after['labels'], **result)
 
 

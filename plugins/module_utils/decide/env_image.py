@@ -199,3 +199,14 @@ def apex_entry_problem(marker):
     if not _SHA256.match(str(marker.get('wheel_sha256') or '')):
         return 'its marker has no wheel_sha256'
     return None
+
+
+def file_differences(podman_diff, limit=50):
+    """``podman diff --format json`` of two images (``{changed, added, deleted}``: path lists, a timestamp change
+    included), each list cut to its first ``limit`` paths in sorted order, with the full counts."""
+    found = {'counts': {}}
+    for kind in ('changed', 'added', 'deleted'):
+        paths = sorted((podman_diff or {}).get(kind) or [])
+        found['counts'][kind] = len(paths)
+        found[kind] = paths[:limit]
+    return found

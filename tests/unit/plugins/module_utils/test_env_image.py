@@ -138,3 +138,10 @@ def test_apex_cache_entry_markers():
     assert 'no wheel' in ei.apex_entry_problem({'wheel': '/tmp/apex-0.1.whl', 'wheel_sha256': SHA})
     assert ei.apex_entry_problem({'wheel': 'apex-0.1-py3-none-any.whl'}) == 'its marker has no wheel_sha256'
     assert ei.apex_entry_problem([]) == 'its aistack-apex.json is not a JSON object'
+
+
+def test_file_differences_are_counted_and_cut():
+    found = ei.file_differences({'changed': ['/opt/conda/b', '/opt/conda/a', '/opt/conda/c'], 'added': ['/x']}, limit=2)
+    assert found == {'counts': {'changed': 3, 'added': 1, 'deleted': 0}, 'changed': ['/opt/conda/a', '/opt/conda/b'],
+                     'added': ['/x'], 'deleted': []}
+    assert ei.file_differences(None)['counts'] == {'changed': 0, 'added': 0, 'deleted': 0}
