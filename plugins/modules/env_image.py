@@ -161,9 +161,9 @@ labels:
   returned: always
   type: dict
 differences:
-  description: The layers that differ from O(compare_with)'s by position (C(index), C(first), C(second)), and C(files),
-    what C(podman diff) says changed between the two images (C(changed), C(added), C(deleted): the first 50 paths of each, a
-    timestamp change included, and C(counts)); empty without O(compare_with), no C(files) when every layer is the same.
+  description: "The layers that differ from O(compare_with)'s by position (C(index), C(first), C(second)), and C(files),
+    what C(podman diff) says changed between the two images (C(changed), C(added), C(deleted) - the first 50 paths of each, a
+    timestamp change included - and C(counts)); empty without O(compare_with), C(files) empty when every layer is the same."
   returned: always
   type: dict
   sample: {layers: [], files: {}}
