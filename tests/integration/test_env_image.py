@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,8 +23,19 @@ IMAGE = "localhost/aistack-env-h30-image-test"
 APEX_WHEEL = "apex-0.0.1+stub-py3-none-any.whl"
 
 
-def podman(*args):
-    return subprocess.run(["podman"] + list(args), capture_output=True, text=True, check=False)
+def podman(*args, env=None):
+    return subprocess.run(["podman"] + list(args), capture_output=True, text=True, check=False, env=env)
+
+
+def own_image_store(folder):
+    """A podman storage of the test's own, with the machine's store as a read-only image store (the node image is
+    there): every image and intermediate layer the builds make goes away with ``folder``."""
+    os.makedirs(folder)
+    conf = os.path.join(folder, "storage.conf")
+    with open(conf, "w") as handle:
+        handle.write('[storage]\ndriver = "overlay"\ngraphroot = "%s/graph"\nrunroot = "%s/run"\n[storage.options]\n'
+                     'additionalimagestores = ["/var/lib/containers/storage"]\n' % (folder, folder))
+    return dict(os.environ, CONTAINERS_STORAGE_CONF=conf)
 
 
 def playbook(playbook_path, extra, env_base):
@@ -59,6 +71,8 @@ def apex_cache_entry(folder):
 def test_env_image_from_the_locks(conda_base, conda_installer, conda_channel_root, tmp_path):
     log = tmp_path / "mirror.log"
     mirror = Mirror(conda_channel_root, log_path=str(log))
+    store = str(tmp_path / "podman-store")
+    podman_env = own_image_store(store)
     try:
         base = conda_base(condarc={"channel_alias": mirror.url, "channels": ["conda-forge"], "envs_dirs": [],
                                    "pkgs_dirs": [os.path.join(str(tmp_path), "conda", "pkgs")]})
@@ -70,6 +84,7 @@ def test_env_image_from_the_locks(conda_base, conda_installer, conda_channel_roo
             {"role": "aistack.gpu_node.conda_env", "conda_env_conda_prefix": base.prefix,
              "conda_env_envs": [{"name": "demo", "spec": spec}]}]}]))
         playbook(str(envs), {}, base.env)
+        base_env = dict(base.env, CONTAINERS_STORAGE_CONF=podman_env["CONTAINERS_STORAGE_CONF"])
         lock = os.path.join(base.prefix, "envs", "demo.explicit.txt")
         with open(lock) as handle:
             assert mirror.url in handle.read()
@@ -84,7 +99,7 @@ def test_env_image_from_the_locks(conda_base, conda_installer, conda_channel_roo
                     "env_image_work_dir": str(tmp_path / "work"), "env_image_network": "host"}
         log.write_text("")
         image_playbook = os.path.join(REPO_ROOT, "playbooks", "image.yml")
-        counts, out = playbook(image_playbook, dict(settings, aistack_image_build_host="localhost"), base.env)
+        counts, out = playbook(image_playbook, dict(settings, aistack_image_build_host="localhost"), base_env)
         requests = log.read_text().splitlines()
         shown = re.search(r"env_image: \S+ built; size before the clean-up [0-9.]+ MiB, after [0-9.]+ MiB; \d+ layers", " ".join(out.split()))
         assert counts["changed"] >= 1 and shown, out
@@ -92,31 +107,31 @@ def test_env_image_from_the_locks(conda_base, conda_installer, conda_channel_roo
         assert requests and not [r for r in requests if "repodata" in r], requests
         assert all(r.split()[1].endswith((".conda", ".tar.bz2")) for r in requests), requests
 
-        first = json.loads(podman("image", "inspect", "--format", "json", IMAGE + ":first").stdout)[0]
+        first = json.loads(podman("image", "inspect", "--format", "json", IMAGE + ":first", env=podman_env).stdout)[0]
         labels = first["Labels"]
         with open(lock, "rb") as handle:
             assert labels["org.aistack.gpu_node.explicit-lock.sha256"] == hashlib.sha256(handle.read()).hexdigest()
         assert labels["org.aistack.gpu_node.cuda-variant"] == "cpu"
 
         # The same inputs again: kept, nothing built.
-        counts, out = playbook(image_playbook, dict(settings, aistack_image_build_host="localhost"), base.env)
+        counts, out = playbook(image_playbook, dict(settings, aistack_image_build_host="localhost"), base_env)
         assert "kept (same inputs)" in out and counts["changed"] == 0, out
 
         # Built again without the layer cache: the same layers.
         counts, out = playbook(image_playbook, dict(settings, aistack_image_build_host="localhost", env_image_tag="second",
                                                     env_image_no_cache=True, env_image_work_dir=str(tmp_path / "work2"),
-                                                    env_image_compare_with=IMAGE + ":first"), base.env)
+                                                    env_image_compare_with=IMAGE + ":first"), base_env)
         shown = re.search(r"; (the same layers as|layers differing from) [^;]*;", " ".join(out.split()))
         print(shown.group(0) if shown else out)
-        second = json.loads(podman("image", "inspect", "--format", "json", IMAGE + ":second").stdout)[0]
+        second = json.loads(podman("image", "inspect", "--format", "json", IMAGE + ":second", env=podman_env).stdout)[0]
         assert second["RootFS"]["Layers"] == first["RootFS"]["Layers"], (first["RootFS"], second["RootFS"])
 
         run = podman("run", "--rm", IMAGE + ":first", "python", "-c",
-                     "import sys, six, apex; print(sys.prefix, six.__version__, apex.STUB)")
+                     "import sys, six, apex; print(sys.prefix, six.__version__, apex.STUB)", env=podman_env)
         assert run.returncode == 0 and run.stdout.split() == ["/opt/conda/envs/demo", "1.17.0", "True"], run.stdout + run.stderr
-        run = podman("run", "--rm", IMAGE + ":first", "sh", "-c", "echo $CONDA_DEFAULT_ENV; ls /opt/conda/envs/demo/conda-meta")
+        run = podman("run", "--rm", IMAGE + ":first", "sh", "-c", "echo $CONDA_DEFAULT_ENV; ls /opt/conda/envs/demo/conda-meta",
+                     env=podman_env)
         assert run.stdout.split()[0] == "demo" and any(n.startswith("hello-ansible-") for n in run.stdout.split()), run.stdout
     finally:
         mirror.stop()
-        for tag in ("first", "second"):
-            podman("rmi", "-f", IMAGE + ":" + tag)
+        shutil.rmtree(store, ignore_errors=True)  # no container is left running: nothing is mounted there
