@@ -46,7 +46,9 @@ attributes:
     platforms: posix
     description: Linux hosts, with NVIDIA GPUs or without.
 seealso:
-  - module: ansible.builtin.setup
+  - name: ansible.builtin.setup
+    description: The facts module whose min and virtual subsets this module reads with the same collectors.
+    link: https://docs.ansible.com/ansible/latest/collections/ansible/builtin/setup_module.html
   - module: aistack.gpu_node.gpu_facts
   - module: aistack.gpu_node.free_space
   - module: aistack.gpu_node.preflight_plan
