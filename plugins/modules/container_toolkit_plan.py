@@ -37,6 +37,7 @@ options:
     default: plan
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.per_host
+  - aistack.gpu_node.attributes.read_only
 attributes:
   action:
     support: full
@@ -44,12 +45,6 @@ attributes:
       - Runs on the controller as an action plugin. It reads the node with M(aistack.gpu_node.container_toolkit_probe)
         unless the decision is handed back, C(container_toolkit_install) is false, or it is V(auto) and the
         preflight's C(aistack_container_runtimes) names no runtime.
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
   platform:
     support: full
     platforms: posix

@@ -22,20 +22,8 @@ author: aistack.gpu_node contributors (@aistack)
 options: {}
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.per_host
-attributes:
-  action:
-    support: full
-    description: Runs on the controller as an action plugin; the node is not contacted.
-  check_mode:
-    support: full
-    description: Read-only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    description: Returns no diff.
-  platform:
-    support: full
-    platforms: posix
-    description: Any controller.
+  - aistack.gpu_node.attributes.read_only
+  - aistack.gpu_node.attributes.controller_plan
 notes:
   - The role's variables are read by their names (C(env_image_*)); a task passes no options.
 seealso:

@@ -192,6 +192,25 @@ def _trusted(value):
     return trust_as_template(value) if isinstance(value, str) and "{{" in value else value
 
 
+def run_planner(action_class, variables, node, args=None, check_mode=False, register=None):
+    """Run a planning action plugin as a task with ``args`` on a host whose variables are ``variables``, templated
+    by a real Templar (the role's settings are read from them); ``node`` answers its ``_execute_module`` calls."""
+    from unittest import mock  # pylint: disable=import-outside-toplevel
+
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
+    from ansible.playbook.play_context import PlayContext  # pylint: disable=import-outside-toplevel
+    from ansible.template import Templar  # pylint: disable=import-outside-toplevel
+
+    task = mock.MagicMock(args=args or {}, async_val=0, check_mode=check_mode, action=action_class.__module__,
+                          register=register)
+    action = action_class(task, mock.MagicMock(), PlayContext(), DataLoader(),
+                          Templar(loader=DataLoader(), variables=variables), mock.MagicMock())
+    with mock.patch.object(action_class, "_execute_module", side_effect=node):
+        result = action.run(task_vars=variables)
+    assert not result_contract_problems(result), result
+    return result
+
+
 def read_role_vars(role):
     """``(defaults, vars)`` of ``roles/<role>`` as the role's loader gives them to a task (templates trusted)."""
     import yaml  # pylint: disable=import-outside-toplevel

@@ -11,13 +11,9 @@ __metaclass__ = type
 
 import os
 import sys
-from unittest import mock
 
 import yaml
-from conftest import read_role_vars, result_contract_problems
-from ansible.parsing.dataloader import DataLoader
-from ansible.playbook.play_context import PlayContext
-from ansible.template import Templar
+from conftest import read_role_vars, run_planner
 
 from ansible_collections.aistack.gpu_node.plugins.action.container_toolkit_plan import ActionModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import container_toolkit as ct
@@ -60,14 +56,7 @@ def host(gpu=None, published_runtimes=None, **settings):
 
 def plan(variables, node=None, args=None, register=None):
     node = node or Node()
-    task = mock.MagicMock(args=args or {}, async_val=0, check_mode=False, action="aistack.gpu_node.container_toolkit_plan",
-                          register=register)
-    action = ActionModule(task, mock.MagicMock(), PlayContext(), DataLoader(), Templar(loader=DataLoader(), variables=variables),
-                          mock.MagicMock())
-    with mock.patch.object(ActionModule, "_execute_module", side_effect=node):
-        result = action.run(task_vars=variables)
-    assert not result_contract_problems(result), result
-    return result, node
+    return run_planner(ActionModule, variables, node, args=args, register=register), node
 
 
 def test_the_default_version_is_the_release_the_role_names_with_its_source():

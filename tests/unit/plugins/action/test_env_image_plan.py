@@ -7,10 +7,7 @@ __metaclass__ = type
 
 from unittest import mock
 
-from conftest import read_role_vars, result_contract_problems
-from ansible.parsing.dataloader import DataLoader
-from ansible.playbook.play_context import PlayContext
-from ansible.template import Templar
+from conftest import read_role_vars, run_planner
 
 from ansible_collections.aistack.gpu_node.plugins.action.env_image_plan import ActionModule
 
@@ -23,14 +20,9 @@ def plan(**settings):
     variables = dict(DEFAULTS, inventory_hostname="builder", miniconda_installer_src="/srv/Miniforge3.sh",
                      miniconda_installer_sha256=SHA256)
     variables.update(("env_image_" + name, value) for name, value in settings.items())
-    task = mock.MagicMock(args={}, async_val=0, check_mode=False, action="aistack.gpu_node.env_image_plan", register=None)
-    connection = mock.MagicMock()
-    action = ActionModule(task, connection, PlayContext(), DataLoader(), Templar(loader=DataLoader(), variables=variables),
-                          mock.MagicMock())
-    with mock.patch.object(ActionModule, "_execute_module") as execute:
-        result = action.run(task_vars=variables)
-    execute.assert_not_called()
-    assert not result_contract_problems(result), result
+    node = mock.MagicMock()
+    result = run_planner(ActionModule, variables, node)
+    node.assert_not_called()
     return result
 
 

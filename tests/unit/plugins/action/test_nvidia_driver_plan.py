@@ -13,13 +13,10 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import re
-from unittest import mock
 
 
-from conftest import read_role_vars, read_public, result_contract_problems
-from ansible.parsing.dataloader import DataLoader
-from ansible.playbook.play_context import PlayContext
-from ansible.template import Templar, trust_as_template
+from conftest import read_role_vars, read_public, run_planner
+from ansible.template import trust_as_template
 from ansible_collections.aistack.gpu_node.plugins.action.nvidia_driver_plan import ActionModule
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager
 
@@ -70,14 +67,7 @@ def host(gpu=None, facts=None, **settings):
 def plan(args, variables, node=None, check_mode=False, register=None):
     """Run the action as a task with ``args`` on a host with ``variables``; (result, node)."""
     node = node or Node()
-    task = mock.MagicMock(args=args, async_val=0, check_mode=check_mode, action="aistack.gpu_node.nvidia_driver_plan",
-                          register=register)
-    action = ActionModule(task, mock.MagicMock(), PlayContext(), DataLoader(), Templar(loader=DataLoader(), variables=variables),
-                          mock.MagicMock())
-    with mock.patch.object(ActionModule, "_execute_module", side_effect=node):
-        result = action.run(task_vars=variables)
-    assert not result_contract_problems(result), result
-    return result, node
+    return run_planner(ActionModule, variables, node, args=args, check_mode=check_mode, register=register), node
 
 
 def preflight(node=None, gpu=None, facts=None, **settings):
