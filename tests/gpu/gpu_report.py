@@ -34,10 +34,11 @@ ARTEFACTS = ("host", "env", "apex", "validation", "jupyter", "numa", "negatives"
              "containers")
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # apex_build_report.installed_from of the install from the cache, as the report words it.
-# What each step leaves besides <step>.log, roles-<step>.json and tasks-<step>.json; the molecule
-# steps' artefacts (host.json, drift/, ...) go with converge, which every run that makes them runs.
+# What each step leaves besides <step>.log, roles-<step>.json and tasks-<step>.json; the rest of the
+# molecule steps' artefacts (host.json, env.json, ...) are rewritten by converge and verify, which every run makes.
 STEP_ARTEFACTS = {"apt_path": ("apt_path.json", "apt_path_r595.json"), "apt_path_dcgm": ("apt_path_dcgm.json",),
-                  "containers": ("containers.json", "cdi")}
+                  "containers": ("containers.json", "cdi"), "drift": ("drift",),
+                  "side_effect": ("negatives.json", "venv.json")}
 # steps.json is merged entry by entry, the reports are written afterwards, the torch repack log is the host's.
 _NOT_MERGED = ("steps.json", "REPORT.md", "report.json", "repack.log")
 _CACHE_SOURCES = {"url": " at a URL (published there by the build, downloaded and sha256-checked)",
