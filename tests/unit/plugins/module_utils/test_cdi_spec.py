@@ -5,13 +5,17 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import copy
+import os
 
+import yaml
+
+from conftest import FIXTURES
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import cdi_spec
 
 UUID = "GPU-d657d2a4-7b62-379a-9a7e-116a1d5aa7ee"
 LIBDIR = "/usr/lib/x86_64-linux-gnu/"
 # The shape of `nvidia-ctk cdi generate` (CDI 0.5+, nvidia-ctk's default names: index and UUID, and "all"), for one
-# GPU on driver 580.159.04; the GPU host's own recorded spec is tested below where it exists.
+# GPU on driver 580.159.04; the GPU host's own spec is tested below.
 SPEC = {
     "cdiVersion": "0.5.0",
     "kind": "nvidia.com/gpu",
@@ -73,3 +77,19 @@ def test_what_is_no_nvidia_ctk_spec_is_named():
         "the CDI spec mounts no versioned driver library (libcuda.so.<version>, libnvidia-ml.so.<version>)"]
     assert cdi_spec.staleness(summary, "580.159.04", GPUS) == summary["problems"]
     assert cdi_spec.summary(["not", "a", "spec"])["problems"] == ["the CDI spec is not a mapping"]
+
+
+def test_the_spec_nvidia_ctk_made_on_the_h100_host_fits_it_and_reads_stale_after_a_driver_update():
+    """`nvidia-ctk cdi generate` (1.17.8) on the GPU test host (H100, driver 580.159.04, recorded by
+    tests/gpu/containers.py): its GPU by index and UUID, its device nodes, and the driver it mounts."""
+    with open(os.path.join(FIXTURES, "gpu", "nvidia-ctk-cdi-generate-h100.yaml")) as handle:
+        spec = yaml.safe_load(handle)
+    uuid = "GPU-c885ff9f-3ad7-6ca1-36ae-b5aa48ee0e24"
+    summary = cdi_spec.summary(spec)
+    assert summary["problems"] == [] and summary["devices"] == ["0", uuid, "all"]
+    assert summary["gpu_device_nodes"] == ["/dev/nvidia0"] and summary["driver_versions"] == ["580.159.04"]
+    assert "/dev/nvidiactl" in summary["device_nodes"] and "/dev/nvidia-uvm" in summary["device_nodes"]
+    host_gpus = [{"index": 0, "uuid": uuid, "name": "NVIDIA H100 80GB HBM3"}]
+    assert cdi_spec.staleness(summary, "580.159.04", host_gpus) == []
+    assert cdi_spec.staleness(summary, "580.159.05", host_gpus) == [
+        "the CDI spec was made for driver 580.159.04, the node runs 580.159.05"]
