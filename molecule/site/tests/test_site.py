@@ -1,8 +1,9 @@
 """site.yml on a fresh node ends in one working environment, read through the facts the roles published.
 
-Then the drift loop users schedule: tools/aistack-drift (site.yml --check --diff) is clean and
-proven dry byte for byte on this provisioned node (files/snapshot.sh before and after, as the
-scenario's prepare and side_effect do around check mode on the fresh node); nine tamperings (the
+Then the drift loop users schedule: the drift check (site.yml --check --diff) of the collection as
+Galaxy installs it is clean and proven dry byte for byte on this provisioned node (files/snapshot.sh
+before and after, as the scenario's prepare and side_effect do around check mode on the fresh
+node); nine tamperings (the
 first three are what users really break: a package in the env, the kernelspec, the thread
 activation hook; the last three the files that hold the secrets) are each named exactly, a converge
 repairs them, and the drift check is clean again.
@@ -189,23 +190,12 @@ def _recap(output):
     raise AssertionError("no recap line for %s in:\n%s" % (NODE, output[-3000:]))
 
 
-def _changed_tasks(output):
-    """Each task that reported a change, with its diff: what a failed no-op run must name."""
-    blocks = output.split("\nTASK [")
-    return "\n".join("TASK [" + block[:3000] for block in blocks if "\nchanged: [" in block) or output[-4000:]
-
-
-def _task_block(output, task):
-    """The output of one task (with -v, its result): what a no-op run that changed something must show."""
-    start = output.find("TASK [aistack.gpu_node.%s]" % task)
-    return "" if start < 0 else output[start:output.find("\nTASK [", start + 1)][:6000]
-
-
-def test_the_installed_collection_runs_site_drift_and_validate_from_a_folder_outside_the_checkout(tmp_path):
+def test_the_installed_collection_finds_no_drift_dry_and_validates_from_a_folder_outside_the_checkout(host, tmp_path):
     """What a user gets from Galaxy: the built tarball, installed into an empty folder, runs the job by
-    its playbooks' names from a folder with no checkout in sight, on this converged node (before the
-    drift test tampers with it), where it changes nothing. The tarball holds no build or report
-    output."""
+    its playbooks' names from a folder with no checkout in sight. On this node, converged by the
+    checkout's site.yml (the drift test tampers with it afterwards), the installed drift check, the
+    whole site.yml in check mode, is clean and proven dry byte for byte: the same job, wherever its
+    files lie. The tarball holds no build or report output."""
     build = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / "build")],
                            cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     assert build.returncode == 0, build.stdout + build.stderr
@@ -241,25 +231,22 @@ def test_the_installed_collection_runs_site_drift_and_validate_from_a_folder_out
     # The playbook resolves to the installed copy (and its roles with it: the checkout is on no path).
     playbook_path = installed("site", "--syntax-check").strip().splitlines()[-1]
     assert playbook_path == "playbook: %s" % (installed_root / "playbooks" / "site.yml"), playbook_path
-    # On this node, converged by the checkout's site.yml, the installed copy of the same release
-    # changes nothing: it is the same job, wherever its files lie.
-    site = installed("site", "--diff", "-v")
-    recap = _recap(site)
-    assert recap["changed"] == "0" and recap["failed"] == "0", _changed_tasks(site) + _task_block(site, "conda_env : Converge each environment")
-    drift_out = installed("drift", "-e", "aistack_drift_output_dir=%s" % (tmp_path / "drift"), "-e", "aistack_drift_tags=env,manifest")
-    with open(str(tmp_path / "drift" / "drift.json")) as handle:
-        assert json.load(handle)["hosts"][NODE]["status"] == "clean", drift_out
+    before = snapshot(host, "before-drift")
+    report_dir = tmp_path / "drift-installed"
+    drift_out = installed("drift", "-e", "aistack_drift_output_dir=%s" % report_dir)
+    SEEN["outputs"]["installed drift"] = drift_out
+    SEEN["reports"].append(str(report_dir))
+    with open(str(report_dir / "drift.json")) as handle:
+        report = json.load(handle)
+    assert report["hosts"][NODE]["status"] == "clean", drift_out + json.dumps(report["hosts"][NODE].get("changed"))[:4000]
+    after = snapshot(host, "after-drift")
+    assert before == after, host.run("diff /run/snapshot.before-drift /run/snapshot.after-drift | head -40").stdout
     validate = installed("validate")
     assert _recap(validate)["failed"] == "0"
 
 
-def test_drift_is_clean_and_dry_then_names_each_tampering_and_is_repaired(host, tmp_path):
-    before = snapshot(host, "before-drift")
-    proc, report = drift(tmp_path, "after-converge")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    after = snapshot(host, "after-drift")
-    assert before == after, host.run("diff /run/snapshot.before-drift /run/snapshot.after-drift | head -40").stdout
-
+def test_drift_names_each_tampering_and_is_repaired(host, tmp_path):
+    assert "installed drift" in SEEN["outputs"], "the installed collection's drift check did not find the node clean first"
     for _what, command, _task in TAMPERING:
         host.run_expect([0], command)
 
