@@ -360,6 +360,27 @@ def test_a_run_of_some_steps_keeps_the_results_of_the_others_with_their_commit(t
     assert (kept / "apt_path.json").read_text() == "{}" and not (kept / "apt_path_r595.json").exists()
 
 
+def test_a_run_without_the_drift_and_side_effect_steps_keeps_what_they_left(tmp_path):
+    """The drift check's folder and the refusal cases' files are those steps' own: a run of converge and
+    idempotence alone (GPU_STEPS) keeps them, and the report still counts the refusals."""
+    kept, run = tmp_path / "kept", tmp_path / "run"
+    kept.mkdir()
+    run.mkdir()
+    step = {"rc": 0, "seconds": 10.0, "recap": None, "passed": True, "why": ""}
+    (kept / "steps.json").write_text(json.dumps([dict(step, step=s) for s in ("converge", "drift", "side_effect")]))
+    (kept / "report.json").write_text(json.dumps({"commit": "0217e52"}))
+    (kept / "drift").mkdir()
+    (kept / "drift" / "drift.json").write_text("{}")
+    (kept / "negatives.json").write_text(json.dumps([{"case": "x", "failed_as_designed": True}]))
+    (kept / "venv.json").write_text("{}")
+    (run / "steps.json").write_text(json.dumps([dict(step, step="converge")]))
+
+    assert gpu_report.merge_results(str(run), str(kept), "86038d0") == ["drift", "side_effect"]
+
+    assert (kept / "drift" / "drift.json").exists() and (kept / "venv.json").exists()
+    assert gpu_report.build_report(str(kept), "86038d0")["negatives"] == [{"case": "x", "failed_as_designed": True}]
+
+
 def test_the_containers_section_names_the_spec_the_judge_and_what_stopped_the_run():
     found = {"nvidia_ctk": "NVIDIA Container Toolkit CLI version 1.17.8", "verdict": "the spec fits this host",
              "spec": {"kind": "nvidia.com/gpu", "cdi_version": "0.5.0", "devices": ["0", "all"],
