@@ -13,9 +13,11 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 import hashlib
+import os
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import jupyter_kernel as jk
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import jupyter_lab, kernelspec
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.kernelspec import kernel_directory
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
@@ -42,6 +44,19 @@ def _lab_problems(values):
         password_hash=values['lab_password_hash'], token=values['lab_token'], ip=values['lab_ip'], port=values['lab_port'],
         certfile=values['lab_certfile'], keyfile=values['lab_keyfile'], allow_plain_http=values['lab_allow_plain_http'],
         verify_password=values['lab_verify_password'])
+
+
+def _system_kernel_dir(settings, name):
+    """The folder of a system kernel, where the probe reads kernel.json; None for a user kernel (its home is the
+    node's to say), a prefix the module expands on the node, or a name it refuses: the module then looks itself."""
+    prefix = settings['system_prefix']
+    if settings['scope'] != 'system' or not prefix.startswith('/') or '$' in prefix:
+        return None
+    try:
+        kernelspec.validate_name(name)
+    except kernelspec.KernelspecError:
+        return None
+    return kernel_directory(name, 'system', prefix)
 
 
 class ActionModule(PlanAction):
@@ -84,9 +99,11 @@ class ActionModule(PlanAction):
         python = '%s/bin/python' % prefix
         # Kept in the env, so that it goes when the env goes.
         proof_path = '%s/etc/aistack/jupyter_kernel-%s-proof.json' % (prefix, name)
+        spec_dir = _system_kernel_dir(settings, name)
+        kernel_path = os.path.join(spec_dir, kernelspec.KERNEL_FILE) if spec_dir else ''
         run = self._execute_module(module_name='ansible.legacy.command', task_vars=task_vars, module_args=dict(argv=[
             python, '-c', self._var(task_vars, '__jupyter_kernel_probe_script'), prefix, jk.cuda_home(settings['cuda_home']),
-            proof_path, python]))
+            proof_path, python, kernel_path]))
         refusal = jk.probe_refusal(prefix, run)
         if refusal:
             return dict(failed=True, msg=refusal)
@@ -94,6 +111,16 @@ class ActionModule(PlanAction):
         gpu = (task_vars.get('ansible_facts') or {}).get('aistack_gpu') or {}
         plan = jk.kernel_decision(settings, reading, gpu.get('gpu_count'))
         display_name = settings['display_name'] or kernelspec.display_name_for(name, prefix)
+        # The jupyter_kernelspec module's options. A kernelspec the probe found as asked needs no run of it; what
+        # the module would have said of it (its folder, the diff of the same text) is published from here.
+        spec = dict(argv=[python, '-m', 'ipykernel_launcher', '-f', kernelspec.CONNECTION_FILE_PLACEHOLDER],
+                    display_name=display_name, env=plan['env'], metadata={'debugger': True})
+        try:
+            kernel = kernelspec.build_kernel(**spec)
+        except kernelspec.KernelspecError:
+            # The module refuses these variables, naming them.
+            kernel = None
+        in_place = bool(kernel_path and kernel) and kernelspec.kernel_in_place(reading.get('kernel_file'), kernel)
         check_script = self._var(task_vars, '__jupyter_kernel_check_script')
         asked = jk.proof_asked(hashlib.sha256(check_script.encode('utf-8')).hexdigest(), name, display_name, python,
                                plan['env'], plan['require_cuda'], settings['scope'], settings['user'])
@@ -103,7 +130,9 @@ class ActionModule(PlanAction):
                                                              self._var(task_vars, '__jupyter_kernel_pip_args'),
                                                              settings['ipykernel_spec'], conda_argv),
             proof_path=proof_path, proof_asked=asked, proof=reading['proof'],
-            proof_usable=jk.proof_usable(settings, bool(task_vars.get('ansible_check_mode')), reading, asked))
+            proof_usable=jk.proof_usable(settings, bool(task_vars.get('ansible_check_mode')), reading, asked),
+            kernelspec=spec, spec_in_place=in_place, spec_dir=spec_dir if in_place else None,
+            spec_diff=kernelspec.render_diff(reading['kernel_file']['text'], kernel, kernel_path) if in_place else None)
         return plan
 
     @staticmethod

@@ -29,8 +29,10 @@ description:
     prefix has C(conda-meta/)), the kernel's variables (the thread variables, C(CUDA_HOME) when it exists, then
     C(jupyter_kernel_env)), whether the kernel must see CUDA (V(auto) - the node has an NVIDIA GPU in
     C(ansible_facts.aistack_gpu)), how ipykernel gets in when the env's python does not find it (its pip for a venv,
-    C(conda install) from exactly the given channels for a conda env), and whether the kernel check recorded on the
-    env's present state may stand for this run's. An env whose python does not run fails the task.
+    C(conda install) from exactly the given channels for a conda env), whether the kernel check recorded on the
+    env's present state may stand for this run's, and, for a system kernel, whether the kernelspec's C(kernel.json)
+    (read by the same probe) already says the kernel asked for with mode 0644, so that the role runs no
+    M(aistack.gpu_node.jupyter_kernelspec) for it. An env whose python does not run fails the task.
   - With O(stage=ran), whether what ran in the kernel (O(ran)) is the kernel planned (O(plan)), found in O(spec_dir);
     a kernel that is not fails the task.
   - With O(stage=lab), the JupyterLab inputs given as options, so that the server is never reachable without
@@ -202,6 +204,25 @@ proof_usable:
   description: Whether that check stands for this run's when the kernelspec is left as it is.
   returned: success, with O(stage=kernel)
   type: bool
+kernelspec:
+  description: The options of M(aistack.gpu_node.jupyter_kernelspec) for the kernel (C(argv), C(display_name), C(env), C(metadata)).
+  returned: success, with O(stage=kernel)
+  type: dict
+spec_in_place:
+  description:
+    - Whether the system kernelspec's C(kernel.json) already says that kernel with mode 0644, so that the module would
+      change nothing; false for a user kernel, which the module reads itself.
+  returned: success, with O(stage=kernel)
+  type: bool
+spec_dir:
+  description: The kernelspec's folder when it is in place (the module's RV(aistack.gpu_node.jupyter_kernelspec#module:path)), else null.
+  returned: success, with O(stage=kernel)
+  type: str
+  sample: /usr/local/share/jupyter/kernels/train
+spec_diff:
+  description: When it is in place, the module's diff of the same C(kernel.json) before and after, else null.
+  returned: success, with O(stage=kernel)
+  type: dict
 msg:
   description: What ran in the kernel, in one line.
   returned: success, with O(stage=ran)

@@ -26,7 +26,7 @@ PLAYBOOK = """
 
     - name: Run jupyter_kernel's probe
       ansible.builtin.command:
-        argv: ["{{{{ python }}}}", -c, "{{{{ __jupyter_kernel_probe_script }}}}", {tmp}, {tmp}, {tmp}/none.json, "{{{{ python }}}}"]
+        argv: ["{{{{ python }}}}", -c, "{{{{ __jupyter_kernel_probe_script }}}}", {tmp}, {tmp}, {tmp}/none.json, "{{{{ python }}}}", {tmp}/none/kernel.json]
       vars:
         role_path: {root}/roles/jupyter_kernel
       register: jupyter_probe
@@ -51,4 +51,4 @@ def test_the_env_scripts_run_as_the_roles_build_them(tmp_path):
     run(["ansible-playbook", "-i", "localhost,", "-e", "ansible_python_interpreter=" + sys.executable, str(playbook)])
     apex, jupyter = json.loads((tmp_path / "readings.json").read_text())
     assert apex["proof"] is None and len(apex["env_state"]) == 64 and apex["python_tag"].startswith("cp3")
-    assert jupyter["proof"] is None and jupyter["env_state"] == apex["env_state"]
+    assert jupyter["proof"] is None and jupyter["env_state"] == apex["env_state"] and jupyter["kernel_file"] is None

@@ -14,6 +14,8 @@ import re
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda.env import NODEFAULTS, env_name_from_prefix
 
 KERNEL_FILE = 'kernel.json'
+# The mode the jupyter_kernelspec module gives kernel.json unless its mode option says another.
+KERNEL_FILE_MODE = 0o644
 CONNECTION_FILE_PLACEHOLDER = '{connection_file}'
 
 # Jupyter accepts these characters in a kernel name and lower-cases the name when it installs
@@ -137,6 +139,13 @@ def parse_kernel(text):
 def same_kernel(existing_text, desired):
     """Whether the file on disk already describes ``desired``; key order and whitespace do not matter."""
     return parse_kernel(existing_text) == desired
+
+
+def kernel_in_place(reading, kernel):
+    """Whether the jupyter_kernelspec module, asked for ``kernel`` with its default mode and without resources
+    or an owner, would change nothing: ``reading`` (kernel.json's text and mode as the node has them, None when
+    it is no regular file) says the same with that mode."""
+    return reading is not None and reading['mode'] == KERNEL_FILE_MODE and same_kernel(reading['text'], kernel)
 
 
 def render_kernel(kernel):

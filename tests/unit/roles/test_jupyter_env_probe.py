@@ -13,14 +13,14 @@ SCRIPT = os.path.join(REPO_ROOT, "roles", "jupyter_kernel", "files", "env_probe.
 HEAD = os.path.join(REPO_ROOT, "plugins", "module_utils", "probe", "env_proof.py")
 
 
-def probe(prefix, cuda_home, cwd, pythonpath=None, proof=None):
+def probe(prefix, cuda_home, cwd, pythonpath=None, proof=None, kernel_file=""):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     if pythonpath:
         env["PYTHONPATH"] = str(pythonpath)
     text = "\n".join(open(path).read() for path in (HEAD, SCRIPT))
     proc = subprocess.run([sys.executable, "-c", text, str(prefix), str(cuda_home), str(proof or cwd / "none.json"),
-                           sys.executable], cwd=str(cwd), capture_output=True, text=True, check=True, env=env)
+                           sys.executable, str(kernel_file)], cwd=str(cwd), capture_output=True, text=True, check=True, env=env)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -60,3 +60,17 @@ def test_the_proof_recorded_on_this_state_is_handed_over_and_a_new_package_voids
     (site / "numpy-2.0.dist-info").mkdir()
     (site / "numpy-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 2.0\n")
     assert probe(tmp_path, tmp_path, tmp_path, pythonpath=site, proof=proof)["proof"] is None
+
+
+def test_kernel_json_is_read_with_its_mode_and_only_as_a_regular_file(tmp_path):
+    kernel = tmp_path / "kernels" / "torch" / "kernel.json"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text('{"argv": ["python"]}\n')
+    kernel.chmod(0o640)
+    assert probe(tmp_path, tmp_path, tmp_path, kernel_file=kernel)["kernel_file"] == {"text": '{"argv": ["python"]}\n', "mode": 0o640}
+    # Not asked (a user kernel), missing, or no regular file: no reading, the module looks itself.
+    assert probe(tmp_path, tmp_path, tmp_path)["kernel_file"] is None
+    assert probe(tmp_path, tmp_path, tmp_path, kernel_file=tmp_path / "none" / "kernel.json")["kernel_file"] is None
+    link = tmp_path / "link.json"
+    link.symlink_to(kernel)
+    assert probe(tmp_path, tmp_path, tmp_path, kernel_file=link)["kernel_file"] is None

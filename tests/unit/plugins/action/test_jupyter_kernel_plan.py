@@ -31,7 +31,8 @@ ROLE_VARS = DataLoader().load_from_file(os.path.join(ROLE_PATH, 'vars', 'main.ym
 PREFIX = '/opt/conda/envs/train'
 PYTHON = PREFIX + '/bin/python'
 PROOF_PATH = PREFIX + '/etc/aistack/jupyter_kernel-train-proof.json'
-READING = {'conda': True, 'ipykernel': True, 'cuda_home': True, 'env_state': 's' * 64, 'proof': None}
+READING = {'conda': True, 'ipykernel': True, 'cuda_home': True, 'env_state': 's' * 64, 'proof': None, 'kernel_file': None}
+KERNEL_PATH = '/usr/local/share/jupyter/kernels/train/kernel.json'
 TOKEN = '0123456789abcdef0123456789abcdef'
 
 
@@ -127,7 +128,7 @@ def test_the_kernel_stage_reads_the_env_once_and_decides_the_kernel():
     assert not result.get('failed') and not result['changed']
     assert [name for name, _args in node.calls] == ['ansible.legacy.command']
     argv = node.calls[0][1]['argv']
-    assert argv == [PYTHON, '-c', "print('probe')", PREFIX, '/usr/local/cuda', PROOF_PATH, PYTHON]
+    assert argv == [PYTHON, '-c', "print('probe')", PREFIX, '/usr/local/cuda', PROOF_PATH, PYTHON, KERNEL_PATH]
     assert (result['name'], result['display_name'], result['python'], result['type']) == (
         'train', 'Python (train, %s)' % PREFIX, PYTHON, 'conda')
     assert result['env'] == {'OMP_NUM_THREADS': '8', 'CUDA_HOME': '/usr/local/cuda'}
@@ -189,6 +190,53 @@ def test_the_recorded_proof_is_usable_only_when_asked_the_same_in_a_real_run():
     variables['numa_tuning_env'] = {'OMP_NUM_THREADS': '4'}
     result, _node = plan(dict(stage='kernel'), node, variables)
     assert result['proof_usable'] is False
+
+
+def kernel_file(**changes):
+    """kernel.json as the module writes it for the default plan (indent 1, sorted keys), mode 0644."""
+    kernel = {'argv': [PYTHON, '-m', 'ipykernel_launcher', '-f', '{connection_file}'], 'display_name': 'Python (train, %s)' % PREFIX,
+              'language': 'python', 'env': {'OMP_NUM_THREADS': '8', 'CUDA_HOME': '/usr/local/cuda'}, 'metadata': {'debugger': True}}
+    kernel.update(changes)
+    return {'text': json.dumps(kernel, indent=1, sort_keys=True) + '\n', 'mode': 0o644}
+
+
+def test_a_kernelspec_found_as_asked_needs_no_module_run_and_says_what_the_module_would():
+    found = kernel_file()
+    result, node = plan(dict(stage='kernel'), Node({'rc': 0, 'stdout': json.dumps(dict(READING, kernel_file=found))}))
+    assert len(node.calls) == 1 and result['spec_in_place'] is True
+    assert result['kernelspec'] == {'argv': [PYTHON, '-m', 'ipykernel_launcher', '-f', '{connection_file}'],
+                                    'display_name': 'Python (train, %s)' % PREFIX, 'env': result['env'], 'metadata': {'debugger': True}}
+    # The jupyter_kernelspec module's path and diff for a kernelspec it leaves as it is.
+    assert result['spec_dir'] == '/usr/local/share/jupyter/kernels/train'
+    assert result['spec_diff'] == {'before': found['text'], 'after': found['text'], 'before_header': KERNEL_PATH,
+                                   'after_header': KERNEL_PATH}
+
+
+@pytest.mark.parametrize('found', [
+    None,
+    dict(kernel_file(), mode=0o600),
+    kernel_file(display_name='Python (old)'),
+    kernel_file(env={'OMP_NUM_THREADS': '4', 'CUDA_HOME': '/usr/local/cuda'}),
+    dict(kernel_file(), text='{not json'),
+], ids=['missing', 'mode', 'display-name', 'env', 'not-json'])
+def test_a_kernelspec_not_as_asked_is_left_to_the_module(found):
+    result, _node = plan(dict(stage='kernel'), Node({'rc': 0, 'stdout': json.dumps(dict(READING, kernel_file=found))}))
+    assert (result['spec_in_place'], result['spec_dir'], result['spec_diff']) == (False, None, None)
+
+
+@pytest.mark.parametrize('settings', [dict(scope='user', user='alice'), dict(system_prefix='$HOME/jupyter')],
+                         ids=['user-scope', 'prefix-the-node-expands'])
+def test_a_kernelspec_whose_folder_the_node_decides_is_not_read_and_left_to_the_module(settings):
+    node = Node({'rc': 0, 'stdout': json.dumps(dict(READING, kernel_file=kernel_file()))})
+    result, node = plan(dict(stage='kernel'), node, task_vars(**settings))
+    assert node.calls[0][1]['argv'][-1] == '' and result['spec_in_place'] is False
+
+
+def test_an_env_the_module_refuses_is_left_to_the_module():
+    # normalize_env refuses a mapping as a value; the module says so, naming the variable.
+    node = Node({'rc': 0, 'stdout': json.dumps(dict(READING, kernel_file=kernel_file()))})
+    result, _node = plan(dict(stage='kernel'), node, task_vars(env={'BAD': {'nested': 1}}))
+    assert not result.get('failed') and result['spec_in_place'] is False
 
 
 def test_no_gpu_facts_no_cuda_required():

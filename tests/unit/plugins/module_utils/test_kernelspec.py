@@ -8,10 +8,12 @@ __metaclass__ = type
 import collections
 import json
 import os
+import re
 
 import pytest
+import yaml
 
-from conftest import FIXTURES
+from conftest import FIXTURES, REPO_ROOT
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import kernelspec
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import kernelspec as kernelspec_node
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.kernelspec import KernelspecError
@@ -138,6 +140,25 @@ def test_ipykernel_7_file_equals_the_same_options():
     without_version = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
                                               metadata={'debugger': True, 'supported_encryption': ['curve']})
     assert not kernelspec.same_kernel(text, without_version)
+
+
+def test_a_kernel_file_is_in_place_with_the_same_kernel_and_the_modules_default_mode():
+    with open(IPYKERNEL_7) as handle:
+        text = handle.read()
+    recorded = json.loads(text)
+    desired = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
+                                      metadata={'debugger': True, 'supported_encryption': ['curve']},
+                                      kernel_protocol_version='5.5')
+    assert kernelspec.kernel_in_place({'text': text, 'mode': 0o644}, desired)
+    assert not kernelspec.kernel_in_place({'text': text, 'mode': 0o664}, desired)
+    assert not kernelspec.kernel_in_place({'text': text.replace('ipykernel', 'other'), 'mode': 0o644}, desired)
+    assert not kernelspec.kernel_in_place(None, desired)
+
+
+def test_the_kernel_file_mode_is_the_modules_default():
+    with open(os.path.join(REPO_ROOT, 'plugins', 'modules', 'jupyter_kernelspec.py')) as handle:
+        documentation = yaml.safe_load(re.search(r"DOCUMENTATION = r'''(.*?)'''", handle.read(), re.S).group(1))
+    assert int(documentation['options']['mode']['default'], 8) == kernelspec.KERNEL_FILE_MODE
 
 
 def test_diff_is_sorted_json_with_indent_1():
