@@ -65,3 +65,34 @@ def test_a_later_section_as_recorded_is_not_looked_at_again(tmp_path):
     assert task_status(output, "Write the node manifest section provision") == "changed", output
     assert task_status(output, "Write the node manifest section validation") == "changed", output
     assert oct(os.stat(str(manifest)).st_mode & 0o777) == "0o600"
+
+
+def preflight_playbook(tmp_path, manifest, preflight):
+    """A run whose preflight read the manifest's folder (as site.yml's node_facts run reads /etc/ansible/facts.d;
+    here the test's folder, given as that path), then the provision section written."""
+    playbook = tmp_path / "after_preflight.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
+        "    - name: The preflight's reading of the fact folder\n      ansible.builtin.setup:\n"
+        "        gather_subset: ['!all', '!min', local]\n        fact_path: %s\n"
+        "    - name: The preflight's report\n      ansible.builtin.set_fact:\n        preflight_report: {problems: []}\n"
+        "      when: %s\n"
+        "    - name: Section provision\n      ansible.builtin.include_role:\n        name: aistack.gpu_node.node_manifest\n"
+        "        tasks_from: write_section\n      vars:\n        node_manifest_path: %s\n"
+        "        node_manifest_section: provision\n        node_manifest_content: {driver: 580.159.05}\n"
+        % (manifest.parent, json.dumps(preflight), manifest))
+    return playbook
+
+
+@pytest.mark.parametrize("preflight", [True, False], ids=["after-preflight", "alone"])
+def test_the_manifest_the_preflight_read_in_this_run_is_not_read_again(tmp_path, preflight):
+    manifest = tmp_path / "facts.d" / "aistack.fact"
+    manifest.parent.mkdir()
+    manifest.write_text(json.dumps({"provision": {"driver": "580.159.04"}, "validation": {"status": "passed"}}))
+    proc, output = play(preflight_playbook(tmp_path, manifest, preflight),
+                        "-e", "__node_manifest_preflight_fact_path=%s" % manifest.parent)
+    assert recap(proc.stdout)["localhost"]["changed"] == 1, output
+    # Read once in the run either way: by the preflight, else by node_manifest itself.
+    assert task_status(output, "Read the recorded node manifest") == ("skipping" if preflight else "ok"), output
+    # The other section kept, as that reading had it.
+    assert json.loads(manifest.read_text()) == {"provision": {"driver": "580.159.05"}, "validation": {"status": "passed"}}
