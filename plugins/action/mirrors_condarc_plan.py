@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The mirrors_condarc_plan module runs here, on the controller: its decisions need only the role's
-variables and the text conda printed, so the node is not asked anything."""
+variables, what the role's one read of the node found (mirrors_condarc_probe) and the text conda
+printed, so the node is not asked anything."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -11,10 +12,11 @@ __metaclass__ = type
 import yaml
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import mirrors_condarc
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import PlanAction
 
 ARGUMENT_SPEC = dict(
-    stage=dict(type='str', choices=['plan', 'verify'], default='plan'),
+    stage=dict(type='str', choices=['plan', 'refuse', 'verify'], default='plan'),
     distribution=dict(type='str', required=True),
     mirrors=dict(type='list', elements='str', default=[]),
     channels=dict(type='list', elements='str', default=[]),
@@ -30,6 +32,12 @@ ARGUMENT_SPEC = dict(
     system_file=dict(type='str'),
     condarc=dict(type='dict'),
     chosen=dict(type='str', default=''),
+    node=dict(type='dict'),
+    conda=dict(type='str'),
+    users=dict(type='list', elements='str', default=[]),
+    group=dict(type='str'),
+    has_credentials=dict(type='bool', default=False),
+    miniconda_result=dict(type='dict', default={}),
 )
 CONDARC_OPTIONS = ('default_channels', 'custom_channels', 'solver', 'pkgs_dirs', 'envs_dirs', 'proxy_servers', 'ssl_verify',
                    'settings')
@@ -38,9 +46,14 @@ CONDARC_OPTIONS = ('default_channels', 'custom_channels', 'solver', 'pkgs_dirs',
 class ActionModule(PlanAction):
 
     ARGUMENT_SPEC = ARGUMENT_SPEC
-    VALIDATION_RULES = dict(required_if=[('stage', 'verify', ('system_file', 'condarc'))])
+    VALIDATION_RULES = dict(required_if=[('stage', 'verify', ('system_file', 'condarc')),
+                                         ('stage', 'refuse', ('node', 'conda', 'system_file'))])
 
     def decide(self, args, task_vars):
+        if args['stage'] == 'refuse':
+            refusal = mirrors_condarc.node_refusal(args['node'], args, self._task.check_mode, task_vars['inventory_hostname'],
+                                                   args['miniconda_result'])
+            return dict(failed=True, msg=refusal) if refusal else {}
         return self.decide_stage(args)
 
     @staticmethod

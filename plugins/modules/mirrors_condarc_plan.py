@@ -15,9 +15,12 @@ short_description: Build and check the .condarc of the mirrors_condarc role
 version_added: 0.1.0
 description:
   - The decisions of the P(aistack.gpu_node.mirrors_condarc#role) role, taken on the controller from the role's
-    variables; it never reads or changes the node.
+    variables and what the role read of the node; it never reads or changes the node.
   - With O(stage=plan) it builds the C(.condarc) of each candidate mirror under the collection's channel policy, and
     says whether the inputs hold a channel token or a password in a URL.
+  - With O(stage=refuse) it fails, with the role's message, on what the role's read of the node (O(node)) rules out
+    before anything is written - no conda (outside check mode), a solver conda lacks, users the node has no account
+    for, a secret that would lock them out of conda, no healthy mirror - in that order.
   - With O(stage=verify) it reads the text of C(conda config --show-sources) and fails unless O(system_file) is
     loaded with O(condarc)'s mirror and channels and no loaded source breaks the channel policy.
 author: aistack.gpu_node contributors (@aistack)
@@ -25,7 +28,7 @@ options:
   stage:
     description: What to do, see the description.
     type: str
-    choices: [plan, verify]
+    choices: [plan, refuse, verify]
     default: plan
   distribution:
     description: The role's C(mirrors_condarc_distribution), C(miniconda) or C(miniforge).
@@ -48,7 +51,7 @@ options:
     description: The role's C(mirrors_condarc_custom_channels). Used by O(stage=plan).
     type: raw
   solver:
-    description: The role's C(mirrors_condarc_solver). Used by O(stage=plan).
+    description: The role's C(mirrors_condarc_solver). Used by O(stage=plan) and O(stage=refuse).
     type: raw
   pkgs_dirs:
     description: The role's C(mirrors_condarc_pkgs_dirs). Used by O(stage=plan).
@@ -70,7 +73,7 @@ options:
     type: str
     default: ''
   system_file:
-    description: The system C(.condarc) the role wrote. Required by O(stage=verify).
+    description: The system C(.condarc) the role writes. Required by O(stage=verify) and O(stage=refuse).
     type: str
   condarc:
     description: The C(.condarc) the role wrote, one of RV(condarcs). Required by O(stage=verify).
@@ -79,6 +82,33 @@ options:
     description: The chosen mirror, as the message names it. Used by O(stage=verify).
     type: str
     default: ''
+  node:
+    description:
+      - What M(aistack.gpu_node.mirrors_condarc_probe) returned, its RV(aistack.gpu_node.mirrors_condarc_probe#module:probe)
+        included. Required by O(stage=refuse).
+      - Without its RV(aistack.gpu_node.mirrors_condarc_probe#module:show_sources), which may hold a secret.
+    type: dict
+  conda:
+    description: The conda executable of the base the role configures. Required by O(stage=refuse).
+    type: str
+  users:
+    description: The role's C(mirrors_condarc_users). Used by O(stage=refuse).
+    type: list
+    elements: str
+    default: []
+  group:
+    description: The role's C(mirrors_condarc_group). Used by O(stage=refuse).
+    type: str
+  has_credentials:
+    description: What O(stage=plan) returned as RV(has_credentials). Used by O(stage=refuse).
+    type: bool
+    default: false
+  miniconda_result:
+    description:
+      - The C(miniconda_result) the miniconda role published in this run, if it ran (its C(group) and C(group_members)).
+        Used by O(stage=refuse).
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
   - aistack.gpu_node.attributes.controller_plan

@@ -24,6 +24,8 @@ description:
   - With O(show_sources), what C(conda config --show-sources) prints, before the role writes anything. Where the
     role's run then changes no file, that is what conda loads, and conda is not asked again. It runs beside
     C(create --help), so the read takes about as long as one conda start.
+  - With O(probe), the candidate mirrors probed from the node as M(aistack.gpu_node.conda_mirror_probe) probes them,
+    while conda runs, so that the role reads the node once before it writes.
 author: aistack.gpu_node contributors (@aistack)
 extends_documentation_fragment:
   - aistack.gpu_node.attributes.read_only
@@ -51,6 +53,49 @@ options:
         when they may hold one.
     type: bool
     default: false
+  probe:
+    description:
+      - The options of M(aistack.gpu_node.conda_mirror_probe) (O(aistack.gpu_node.conda_mirror_probe#module:current) and
+        O(aistack.gpu_node.conda_mirror_probe#module:current_condarc) exclusive); RV(probe) is what it returns.
+      - A malformed mirror or channel fails the module, as it fails M(aistack.gpu_node.conda_mirror_probe).
+    type: dict
+    suboptions:
+      mirrors:
+        description: Candidate mirror roots, as M(aistack.gpu_node.conda_mirror_probe) takes them.
+        type: list
+        elements: str
+        required: true
+      channels:
+        description: Channel names to fetch under each mirror.
+        type: list
+        elements: str
+        default: [conda-forge]
+      subdirs:
+        description: Platform subdirs to fetch for each channel.
+        type: list
+        elements: str
+        default: [noarch, linux-64]
+      current:
+        description: Mirror in use now. Mutually exclusive with O(probe.current_condarc).
+        type: str
+      current_condarc:
+        description: A .condarc on the node whose top-level C(channel_alias) is the mirror in use now.
+        type: path
+      switch_margin_ms:
+        description: How much faster another mirror must be before the one in use is replaced.
+        type: int
+        default: 200
+      timeout:
+        description: Seconds allowed for each fetch.
+        type: int
+        default: 10
+      validate_certs:
+        description: Verify HTTPS certificates.
+        type: bool
+        default: true
+      ca_path:
+        description: CA bundle to verify the mirrors with.
+        type: path
 attributes:
   platform:
     support: full
@@ -107,6 +152,12 @@ show_sources:
       command failed (the caller asks conda itself then, to see why).
   returned: always
   type: str
+probe:
+  description:
+    - What M(aistack.gpu_node.conda_mirror_probe) returns for O(probe) (C(ranked), C(candidates), C(chosen), C(chosen_index),
+      C(fallbacks), C(fallback_indexes), and C(message) when no mirror is healthy); null without O(probe).
+  returned: always
+  type: dict
 '''
 
 import glob
@@ -116,7 +167,9 @@ import pwd
 import threading
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_native
 from ansible_collections.aistack.gpu_node.plugins.module_utils.conda import mirrors as cm
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import conda_mirrors
 
 
 def first_line(path):
@@ -137,10 +190,11 @@ def role_copies(homes, header):
     return sorted(set(found))
 
 
-def run_conda(module, conda, commands):
+def run_conda(module, conda, commands, meanwhile):
     """``{name: (rc, stdout, error)}`` of each ``commands`` entry (name -> conda's arguments), run side by side:
-    each is a conda start of its own, and neither writes anything. ``error`` is what stopped conda from
-    running at all (an OSError), else None: run_command would fail the module from its thread."""
+    each is a conda start of its own, and neither writes anything; ``meanwhile()`` runs here while they do.
+    ``error`` is what stopped conda from running at all (an OSError), else None: run_command would fail the
+    module from its thread."""
     outputs = {}
 
     def run(name, arguments):
@@ -152,8 +206,11 @@ def run_conda(module, conda, commands):
     threads = [threading.Thread(target=run, args=item) for item in sorted(commands.items())]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
+    try:
+        meanwhile()
+    finally:
+        for thread in threads:
+            thread.join()
     return outputs
 
 
@@ -165,6 +222,7 @@ def main():
             group=dict(type='str'),
             copy_header=dict(type='str', default=''),
             show_sources=dict(type='bool', default=False),
+            probe=dict(type='dict', options=conda_mirrors.ARGUMENT_SPEC, mutually_exclusive=[('current', 'current_condarc')]),
         ),
         supports_check_mode=True,
     )
@@ -172,18 +230,27 @@ def main():
     present = os.path.exists(params['conda'])
     solvers = []
     show_sources = None
-    if present:
-        commands = dict(create_help=('create', '--help'))
-        if params['show_sources']:
-            commands['show_sources'] = ('config', '--show-sources')
-        outputs = run_conda(module, params['conda'], commands)
-        rc, out, error = outputs['create_help']
-        if error is not None:
-            # Once more here, where module.run_command fails the module as it always did on a conda that cannot start.
-            rc, out, _err = module.run_command([params['conda'], 'create', '--help'])
-        solvers = cm.create_help_solvers(out) if rc == 0 else []
-        if 'show_sources' in outputs and outputs['show_sources'][0] == 0:
-            show_sources = outputs['show_sources'][1]
+    probed = {}
+
+    def probe():
+        probed['outcome'] = conda_mirrors.probe_mirrors(params['probe']) if params['probe'] is not None else None
+    try:
+        if present:
+            commands = dict(create_help=('create', '--help'))
+            if params['show_sources']:
+                commands['show_sources'] = ('config', '--show-sources')
+            outputs = run_conda(module, params['conda'], commands, probe)
+            rc, out, error = outputs['create_help']
+            if error is not None:
+                # Once more here, where module.run_command fails the module as it always did on a conda that cannot start.
+                rc, out, _err = module.run_command([params['conda'], 'create', '--help'])
+            solvers = cm.create_help_solvers(out) if rc == 0 else []
+            if 'show_sources' in outputs and outputs['show_sources'][0] == 0:
+                show_sources = outputs['show_sources'][1]
+        else:
+            probe()
+    except cm.MirrorError as error:
+        module.fail_json(msg=to_native(error))
     accounts = dict((entry.pw_name, entry) for entry in pwd.getpwall())
     members = None
     if params['group']:
@@ -202,6 +269,7 @@ def main():
         group_members=members,
         dropped_copies=role_copies(others, params['copy_header']) if params['copy_header'] else [],
         show_sources=show_sources,
+        probe=probed['outcome'],
     )
 
 

@@ -48,3 +48,28 @@ def test_verify_names_the_file_and_the_problems(tmp_path):
     args['show_sources'] = '==> /x <==\nchannels: [a\n'
     assert run_action(ActionModule, args, tmp_path)['msg'].startswith(
         'mirrors_condarc: the section of /x in conda config --show-sources does not parse')
+
+
+REFUSE = dict(stage='refuse', distribution='miniforge', conda='/opt/conda/bin/conda', system_file='/opt/conda/.condarc',
+              solver='libmamba', users=['alice'], group='conda')
+READ = dict(conda_present=True, solvers=['classic', 'libmamba'], unknown_users=[], group_members=None,
+            probe=dict(chosen='http://a', message=None), show_sources=None)
+
+
+def test_refuse_passes_a_sound_read_and_names_the_host(tmp_path):
+    result = run_action(ActionModule, dict(REFUSE, node=READ), tmp_path, task_vars={'inventory_hostname': 'gpu1'})
+    assert not result.get('failed') and not result['changed']
+    result = run_action(ActionModule, dict(REFUSE, node=dict(READ, unknown_users=['zed'])), tmp_path,
+                        task_vars={'inventory_hostname': 'gpu1'})
+    assert result['failed'] and result['msg'].startswith('mirrors_condarc: mirrors_condarc_users names zed, no user on gpu1;')
+
+
+def test_refuse_a_missing_conda_outside_check_mode_and_the_planned_group(tmp_path):
+    missing = dict(READ, conda_present=False, solvers=[])
+    vars_ = {'inventory_hostname': 'gpu1'}
+    assert 'does not exist; install conda first' in run_action(ActionModule, dict(REFUSE, node=missing), tmp_path, task_vars=vars_)['msg']
+    assert not run_action(ActionModule, dict(REFUSE, node=missing), tmp_path, check_mode=True, task_vars=vars_).get('failed')
+    secret = dict(REFUSE, node=READ, has_credentials=True)
+    assert 'The group conda does not exist' in run_action(ActionModule, secret, tmp_path, task_vars=vars_)['msg']
+    planned = dict(secret, miniconda_result=dict(group='conda', group_members=['alice']))
+    assert not run_action(ActionModule, planned, tmp_path, task_vars=vars_).get('failed')

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from conftest import run_module
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe import conda_mirrors
 from ansible_collections.aistack.gpu_node.plugins.modules import conda_mirror_probe
 
 
@@ -70,7 +71,7 @@ def serve(clock, delay=0.0, corrupt=False):
 @pytest.fixture
 def mirrors(monkeypatch):
     clock = FakeClock()
-    monkeypatch.setattr(conda_mirror_probe, 'clock', clock)
+    monkeypatch.setattr(conda_mirrors, 'clock', clock)
     servers = [serve(clock), serve(clock, delay=0.3), serve(clock, corrupt=True)]
     closed = socket.socket()
     closed.bind(('127.0.0.1', 0))

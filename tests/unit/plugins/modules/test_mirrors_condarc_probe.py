@@ -13,6 +13,7 @@ import collections
 import grp
 import os
 import pwd
+import socket
 import stat
 
 from conftest import run_module
@@ -150,3 +151,26 @@ def test_a_conda_that_cannot_start_fails_the_read(monkeypatch, tmp_path, capsys)
     code, result = run_module(probe, dict(conda=str(conda), show_sources=True), capsys)
     assert code != 0 and result["failed"] is True and result["msg"] == "Error executing command." and result["rc"] == 13
     assert result["cmd"] == "%s create --help" % conda
+
+
+def test_the_mirrors_are_probed_in_the_same_round_trip(monkeypatch, tmp_path, capsys):
+    """The probe of conda_mirror_probe, run while conda does; without conda too (check mode on a fresh node)."""
+    fake_node(monkeypatch, tmp_path, {})
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    down = "http://127.0.0.1:%d" % closed.getsockname()[1]
+    closed.close()
+    settings = dict(mirrors=[down], subdirs=["noarch"], timeout=2)
+    for conda in (fake_conda_with_sources(tmp_path), str(tmp_path / "absent" / "conda")):
+        code, result = run_module(probe, dict(conda=conda, show_sources=True, probe=settings), capsys)
+        assert code == 0 and result["probe"]["candidates"] == [down] and result["probe"]["chosen"] is None
+        assert result["probe"]["message"].startswith("no healthy mirror: %s (" % down)
+        assert result["probe"]["ranked"][0]["healthy"] is False
+    code, result = run_module(probe, dict(conda=fake_conda_with_sources(tmp_path)), capsys)
+    assert code == 0 and result["probe"] is None
+
+
+def test_a_malformed_mirror_fails_the_read_as_it_fails_the_probe(monkeypatch, tmp_path, capsys):
+    fake_node(monkeypatch, tmp_path, {})
+    code, result = run_module(probe, dict(conda=fake_conda_with_sources(tmp_path), probe=dict(mirrors=["mirror.example"])), capsys)
+    assert code == 1 and result["msg"].startswith("mirrors[0]: 'mirror.example' is not a mirror URL")
