@@ -3,9 +3,12 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The nvidia_driver_plan module runs here, on the controller. It reads the role's settings from the
-task's variables (role_settings) and the facts from ansible_facts, reads the node with the read-only
+task's variables (role_settings) and the facts from ansible_facts (those this run has not read yet, in a
+role run alone, with one node_facts run, published), reads the node with the read-only
 nvidia_driver_probe module (one round-trip, only in the stages that need the node), and decides with
-the pure functions of module_utils.decide.nvidia_driver and module_utils.decide.fabric_manager.
+the pure functions of module_utils.decide.nvidia_driver and module_utils.decide.fabric_manager. The
+preflight stage refuses bad input before it reads the node, and fails the task on a problem the decision
+names.
 
 The preflight stage is a keyed decision: site.yml's preflight play decides; the role's own run right
 after gets that decision back without reading the node, as long as the settings, the facts, the
@@ -15,7 +18,7 @@ from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager, node_preflight, nvidia_driver
-from ansible_collections.aistack.gpu_node.plugins.plugin_utils import role_settings
+from ansible_collections.aistack.gpu_node.plugins.plugin_utils import node_reading, role_settings
 from ansible_collections.aistack.gpu_node.plugins.plugin_utils.plan_action import KeyedDecision, PlanAction
 
 ROLE = 'nvidia_driver'
@@ -45,10 +48,13 @@ class ActionModule(KeyedDecision, PlanAction):
     VALIDATION_RULES = VALIDATION_RULES
     ERRORS = (KeyError, TypeError, ValueError)
     RESTS_ON = 'nvidia_driver_report'
+    # The facts read for a role run alone are published once, never handed back with the decision.
+    _NOT_DECISION = KeyedDecision._NOT_DECISION + ('ansible_facts',)
     # The preflight and installed stages read the node through nvidia_driver_probe.
     _requires_connection = True
     _vars = None
     _inputs = None
+    _read = None
 
     def keyed_inputs(self, args, task_vars):
         """Only the preflight stage is keyed: on what it reads from the task's variables."""
@@ -67,7 +73,11 @@ class ActionModule(KeyedDecision, PlanAction):
         """The settings, the facts and the record's path, read once per task."""
         if self._inputs is None:
             settings = role_settings.read(self._templar, task_vars, ROLE)
-            facts = task_vars.get('ansible_facts') or {}
+            # Before the node is read: what the argument spec cannot say.
+            refusal = nvidia_driver.bad_input(settings)
+            if refusal:
+                raise ValueError(refusal)
+            facts, self._read = node_reading.facts_with_missing_read(self, task_vars, FACTS)
             self._inputs = dict(
                 settings=dict((name, settings[name]) for name in SETTINGS),
                 gpu=facts.get('aistack_gpu') or {},
@@ -105,6 +115,12 @@ class ActionModule(KeyedDecision, PlanAction):
                         container=node_preflight.is_container(facts['virtualization_role'], facts['virtualization_type']))
         if warnings:
             decision['warnings'] = warnings
+        if decision['problems']:
+            decision.update(failed=True, msg='nvidia_driver on %s%s: %s' % (
+                self._vars['inventory_hostname'], ' (adopt)' if decision['adopt'] else '', ' | '.join(decision['problems'])))
+        elif self._read:
+            # Published for the tasks after it; a refused node runs none.
+            decision['ansible_facts'] = self._read
         return decision
 
     def _installed(self, args):

@@ -17,7 +17,9 @@ description:
   - The decisions of the P(aistack.gpu_node.container_toolkit#role) role, taken on the controller. It reads the role's
     variables from the task's variables, templated and typed by the role's C(meta/argument_specs.yml), and the facts
     it needs from C(ansible_facts) (C(aistack_gpu), C(os_family), C(pkg_mgr), C(aistack_container_runtimes) where the
-    preflight read it). It never changes the node.
+    preflight read it). Where this run has not read them yet (a role run alone), it reads the OS facts, the GPUs
+    and the runtimes in one M(aistack.gpu_node.node_facts) run and returns them as C(ansible_facts). It never
+    changes the node.
   - With O(stage=plan) it refuses bad values of the role's variables, each named, before the node is read; then,
     unless C(container_toolkit_install) is false, or V(auto) on a node where the preflight found no container runtime
     (C(ansible_facts.aistack_container_runtimes) of M(aistack.gpu_node.node_facts) empty), it reads the node through
@@ -25,7 +27,8 @@ description:
     version (never a downgrade), those to hold, the runtimes C(nvidia-ctk runtime configure) is for, and whether the
     CDI spec must be made again because it no longer fits the driver or the GPUs. This decision is keyed
     (RV(inputs_key)) - registered under the same name with the same settings, facts, check mode and
-    C(container_toolkit_report), it is handed back (RV(reused)) without reading the node again.
+    C(container_toolkit_report), it is handed back (RV(reused)) without reading the node again. A decision with
+    RV(problems) (mode C(refuse)) fails the task, its message naming the host and each problem.
   - With O(stage=cdi), after C(nvidia-ctk cdi generate), it reads the spec again and fails unless it fits the driver
     and GPUs of C(ansible_facts.aistack_gpu).
 author: aistack.gpu_node contributors (@aistack)
@@ -71,6 +74,13 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+ansible_facts:
+  description:
+    - What M(aistack.gpu_node.node_facts) read for a role run alone (C(ansible.builtin.setup)'s C(min) and C(virtual)
+      subsets, the container runtimes, C(aistack_gpu) where it was not set), published as facts; never part of a
+      decision handed back.
+  returned: O(stage=plan), where this run had not read those facts yet and the decision has no problem
+  type: dict
 mode:
   description: O(stage=plan), C(skip) (off, or no container runtime with C(container_toolkit_install=auto)), C(work)
     or C(refuse) (RV(problems) says why).

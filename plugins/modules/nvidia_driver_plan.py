@@ -20,6 +20,10 @@ description:
     gathered once per run by the P(aistack.gpu_node.preflight#role) role, C(distribution), C(distribution_version),
     C(architecture), C(pkg_mgr), C(virtualization_role), C(virtualization_type) and, after the install,
     C(packages)). A task passes only what its own YAML knows, the registered results. It never changes the node.
+  - With O(stage=preflight) it first refuses what the argument spec cannot say (the formats of the branch and the
+    versions, the reboot timeout above 0, Debian components not empty, the repository base a URL), naming each
+    rule and the values given. Where this run has not read the facts it needs yet (a role run alone), it reads
+    them in one M(aistack.gpu_node.node_facts) run and returns them as C(ansible_facts).
   - With O(stage=preflight) it reads the node through M(aistack.gpu_node.nvidia_driver_probe) (one round-trip for the
     role's install record, the boot id, the packages that own the driver's files, the installed kernels, the
     NVSwitches and Fabric Manager, the Secure Boot state), then returns the mode (C(install), C(adopt) or C(skip)),
@@ -81,24 +85,21 @@ notes:
   - The role's variables are read by their names (C(nvidia_driver_*)) and the role's private
     C(__nvidia_driver_record_path) (C(vars/main.yml)); the options are all a task passes.
   - Bad values of the role's variables come back as RV(problems), each naming its variable; the role's argument
-    spec and preflight refuse them before this runs. A record that is not JSON, a failing C(dkms status) and a
-    failing C(dpkg --get-selections) fail the task.
+    spec refuses bad types before this runs. With O(stage=preflight), problems fail the task too, its message
+    naming the host and each problem (C(nvidia_driver on <host>), C((adopt)) after the host in adopt mode, then the problems).
+    A record that is not JSON, a failing C(dkms status) and a failing C(dpkg --get-selections) fail the task.
 seealso:
   - module: aistack.gpu_node.nvidia_driver_probe
   - module: aistack.gpu_node.gpu_facts
 '''
 
 EXAMPLES = r'''
-# In the nvidia_driver role: the settings and the facts are read from the task's variables.
+# In the nvidia_driver role: the settings and the facts are read from the task's variables; a problem of the
+# preflight decision fails the task.
 - name: Decide install, adopt or skip, and plan the packages
   aistack.gpu_node.nvidia_driver_plan:
     stage: preflight
   register: __nvidia_driver_decision
-
-- name: Stop on its problems
-  ansible.builtin.fail:
-    msg: "{{ __nvidia_driver_decision.problems | join(' | ') }}"
-  when: __nvidia_driver_decision.problems | length > 0
 
 - name: Check the install after the packages
   aistack.gpu_node.nvidia_driver_plan:
@@ -106,6 +107,11 @@ EXAMPLES = r'''
     decision: "{{ __nvidia_driver_decision }}"
     install: "{{ __nvidia_driver_install }}"
   register: __nvidia_driver_installed
+
+- name: Stop on the problems of the install check
+  ansible.builtin.fail:
+    msg: "{{ __nvidia_driver_installed.dkms.problems | join(' | ') }}"
+  when: __nvidia_driver_installed.dkms.problems | length > 0
 
 - name: Check the driver works at the installed version
   aistack.gpu_node.nvidia_driver_plan:
@@ -115,6 +121,12 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+ansible_facts:
+  description:
+    - What M(aistack.gpu_node.node_facts) read for a role run alone (C(ansible.builtin.setup)'s C(min) and C(virtual)
+      subsets, C(aistack_gpu) where it was not set), published as facts; never part of a decision handed back.
+  returned: O(stage=preflight), where this run had not read those facts yet and the decision has no problem
+  type: dict
 inputs_key:
   description: The sha256 of what the decision rests on (the settings, the facts, the record's path, check mode and
     C(nvidia_driver_report)).

@@ -84,3 +84,16 @@ def test_a_later_run_of_the_role_decides_again(tmp_path):
         "- hosts: localhost\n  gather_facts: false\n  roles: [aistack.gpu_node.nvidia_driver]\n")
     calls, output = module_calls(tmp_path, [str(playbook)])
     assert calls["localhost"].get("aistack.gpu_node.nvidia_driver_plan") == 2, output
+
+
+def test_the_driver_and_container_toolkit_roles_run_alone_read_the_node_facts_in_their_planner(tmp_path):
+    # Issue 37 item 7: a role run alone reads the OS facts and the GPUs in one node_facts run inside its planner
+    # (nvidia_driver_plan, container_toolkit_plan) instead of a setup task and a gpu_facts task; the second role
+    # reads none of them again.
+    playbook = tmp_path / "driver_and_toolkit.yml"
+    playbook.write_text(
+        "- hosts: localhost\n  gather_facts: false\n  roles: [aistack.gpu_node.nvidia_driver, aistack.gpu_node.container_toolkit]\n")
+    calls, output = module_calls(tmp_path, [str(playbook), "-vvv"])
+    ran = re.findall(r"Using module file \S*/([a-z_]+)\.py", output)
+    assert ran.count("node_facts") == 1 and not set(ran) & {"setup", "gpu_facts"}, ran
+    assert not set(calls["localhost"]) & {"ansible.builtin.setup", GPU_FACTS}, output

@@ -23,6 +23,7 @@ Every problem names the variable that decides it. Versions compare as integer tu
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import json
 import re
 
 from ansible_collections.aistack.gpu_node.plugins.module_utils.cuda.checks import (
@@ -98,6 +99,27 @@ class _Request(object):
 
 def _digits(value):
     return value is not None and re.match(r"^\d+$", str(value)) is not None
+
+
+def bad_input(settings):
+    """What the argument spec cannot say about the role's ``settings`` (typed, by their names without the
+    ``nvidia_driver_`` prefix): None when they hold, else the refusal naming every rule and the values given."""
+    # re.match as Jinja's `match` test: anchored at the start, `$` before a final newline too.
+    fits = ((settings['branch'] is None or re.match(r'^[0-9]+$', str(settings['branch'])))
+            and (settings['version'] is None or re.match(r'^[0-9]+\.[0-9]+(\.[0-9]+)?$', str(settings['version'])))
+            and (settings['min_version'] is None or re.match(r'^[0-9]+(\.[0-9]+)*$', str(settings['min_version'])))
+            and settings['reboot_timeout'] > 0 and len(settings['debian_components']) > 0
+            and re.match(r'^(https?|file)://', settings['nvidia_repo_base']))
+    if fits:
+        return None
+    return ('nvidia_driver: bad input. nvidia_driver_branch must be digits ("580"), nvidia_driver_version an exact version '
+            '("580.95.05"), nvidia_driver_min_version dotted digits, nvidia_driver_reboot_timeout a number of seconds above 0, '
+            'nvidia_driver_debian_components not empty, nvidia_driver_nvidia_repo_base an http(s):// or file:// URL. '
+            'Got branch=%s version=%s min_version=%s reboot_timeout=%s components=%s repo_base=%s.'
+            # An unset value shows as nothing, as a template renders None.
+            % tuple('' if value is None else value for value in (
+                settings['branch'], settings['version'], settings['min_version'], settings['reboot_timeout'],
+                json.dumps(settings['debian_components']), settings['nvidia_repo_base'])))
 
 
 def _check_request(request, platform, problems):

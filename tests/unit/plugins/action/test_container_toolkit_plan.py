@@ -119,3 +119,57 @@ def test_a_stale_spec_is_made_again_and_the_spec_made_is_judged():
     assert judged["failed"] and judged["msg"].startswith("container_toolkit: the CDI spec nvidia-ctk made does not fit the node")
     fits, _node = plan(host(), args={"stage": "cdi"})
     assert not fits.get("failed") and fits["cdi"]["state"] == "current" and "inputs_key" not in fits
+
+
+NODE_FACTS = "aistack.gpu_node.node_facts"
+
+
+class UnreadNode(Node):
+    """A node this run has not read yet (a role run alone): node_facts answers as setup prefixes its facts, with
+    the GPUs and the runtimes; the probe as Node."""
+
+    def __call__(self, module_name=None, module_args=None, task_vars=None):
+        if module_name != NODE_FACTS:
+            return super(UnreadNode, self).__call__(module_name, module_args, task_vars)
+        self.calls.append((module_name, module_args))
+        facts = dict(("ansible_" + name, value) for name, value in DEBIAN.items())
+        facts.update(aistack_gpu=GPU, aistack_container_runtimes=["podman"])
+        return dict(changed=False, ansible_facts=facts, paths=[])
+
+
+def test_a_role_run_alone_reads_the_facts_and_gpus_once_and_publishes_them():
+    variables = dict(host(), ansible_facts={})
+    result, node = plan(variables, UnreadNode(), register="__container_toolkit_decision")
+    assert [name for name, _args in node.calls] == [NODE_FACTS, PROBE] and node.calls[0][1] == {"gpu": True}
+    assert result["mode"] == "work" and result["manager"] == "apt" and result["cdi"]["state"] == "current"
+    assert result["ansible_facts"]["ansible_os_family"] == "Debian" and result["ansible_facts"]["aistack_gpu"] == GPU
+    # The facts published, the role's next run reads nothing of them, and the read facts are no part of the plan
+    # handed back: the same key as on a host whose facts were there.
+    read = dict(variables, ansible_facts=dict(DEBIAN, aistack_gpu=GPU, aistack_container_runtimes=["podman"]),
+                __container_toolkit_decision=result)
+    again, node = plan(read, Node(), register="__container_toolkit_decision")
+    assert again["reused"] is True and node.calls == [] and "ansible_facts" not in again
+
+
+def test_a_failed_node_reading_fails_the_task_with_its_message():
+    def failing(module_name=None, module_args=None, task_vars=None):
+        return dict(failed=True, msg="nvidia-smi hung")
+    result = run_planner(ActionModule, dict(host(), ansible_facts={}), failing)
+    assert result["failed"] and result["msg"] == ("reading the node (node_facts: the OS facts and the GPUs) failed: "
+                                                  "nvidia-smi hung")
+
+
+def test_a_plan_with_problems_fails_the_task_naming_the_host_and_each_problem():
+    # Seen failing against the planner that returned the problems without failing (the role's fail task's job).
+    newer = Node(packages=dict((name, "1.19.0-1") for name in ct.PACKAGES))
+    result, _node = plan(host(version="1.18.0"), newer)
+    assert result["mode"] == "refuse" and result["failed"] is True
+    assert result["msg"] == "container_toolkit on node1: " + " | ".join(result["problems"])
+    assert result["msg"].startswith("container_toolkit on node1: container_toolkit_version 1.18.0 is older than the "
+                                    "installed toolkit 1.19.0")
+    assert "reused" in result and "inputs_key" in result
+    # A refused node runs no task after it: nothing read is published.
+    refused, _node = plan(dict(host(version="1.18.0"), ansible_facts={}), UnreadNode(packages=newer.reading["packages"]))
+    assert refused["failed"] is True and refused["mode"] == "refuse" and "ansible_facts" not in refused
+    working, _node = plan(host())
+    assert "failed" not in working

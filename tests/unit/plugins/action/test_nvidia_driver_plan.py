@@ -335,3 +335,73 @@ def test_stage_fabric_judges_the_fabric_state_without_reading_the_node():
     assert node.calls == []
     result, _node = plan(dict(stage="fabric", fabric_state=text.replace("Completed", "In Progress")), host(H200_RUNNING))
     assert result["problems"][0].startswith("GPU 0: fabric state In Progress")
+
+
+# ---------------------------------------------------------------------------
+# a role run alone; the problems that fail the task
+# ---------------------------------------------------------------------------
+
+NODE_FACTS = "aistack.gpu_node.node_facts"
+
+
+class UnreadNode(Node):
+    """A node this run has not read yet (a role run alone): node_facts answers as setup prefixes its facts, with
+    the GPUs; the probe as Node."""
+
+    def __call__(self, module_name=None, module_args=None, task_vars=None):
+        if module_name != NODE_FACTS:
+            return super(UnreadNode, self).__call__(module_name, module_args, task_vars)
+        self.calls.append((module_name, module_args))
+        facts = dict(("ansible_" + name, value) for name, value in DEBIAN_CONTAINER.items())
+        facts.update(aistack_gpu=H200_RUNNING, aistack_container_runtimes=[])
+        return dict(changed=False, ansible_facts=facts, paths=[])
+
+
+def test_a_role_run_alone_reads_the_facts_and_gpus_once_and_publishes_them():
+    variables = dict(host(), ansible_facts={})
+    result, node = plan(dict(stage="preflight"), variables, UnreadNode(), register="__nvidia_driver_decision")
+    assert [name for name, _args in node.calls] == [NODE_FACTS, PROBE] and node.calls[0][1] == {"gpu": True}
+    assert node.calls[1][1]["pkg_mgr"] == "apt"
+    assert result["mode"] == "adopt" and result["container"] is True and not result.get("failed")
+    assert result["ansible_facts"]["ansible_virtualization_type"] == "podman"
+    assert result["ansible_facts"]["aistack_gpu"] == H200_RUNNING
+    # With those facts published, the role's next task reads none of them, and the decision handed back carries
+    # no facts: the same key as on a host whose facts were there.
+    again, node = plan(dict(stage="preflight"), dict(host(gpu=H200_RUNNING), __nvidia_driver_decision=result),
+                       Node(), register="__nvidia_driver_decision")
+    assert again["reused"] is True and node.calls == [] and "ansible_facts" not in again
+
+
+def test_only_the_gpus_are_read_where_the_os_facts_are_there():
+    variables = host()
+    del variables["ansible_facts"]["aistack_gpu"]
+    result, node = plan(dict(stage="preflight"), variables, UnreadNode())
+    assert node.calls[0] == (NODE_FACTS, {"gpu": True}) and result["mode"] == "adopt"
+
+
+def test_a_decision_with_problems_fails_the_task_naming_the_host_and_each_problem():
+    # Seen failing against the planner that returned the problems without failing (the role's fail task's job).
+    result, _node = preflight(gpu=H200_RUNNING, branch=570)
+    assert result["failed"] is True and result["msg"] == (
+        "nvidia_driver on node1 (adopt): nvidia_driver_branch: the node runs driver 580.95.05, not branch 570")
+    node = Node(preflight=dict(secure_boot="enabled"))
+    result, _node = preflight(node, install_without_gpu=True)
+    assert result["failed"] is True and result["msg"].startswith(
+        "nvidia_driver on node1: Secure Boot is enabled and the dkms kernel modules would be unsigned")
+    assert result["secure_boot"] == "enabled" and result["inputs_key"]
+    # A refused node runs no task after it: nothing read is published.
+    refused, _node = plan(dict(stage="preflight"), dict(host(branch=570), ansible_facts={}), UnreadNode())
+    assert refused["failed"] is True and "ansible_facts" not in refused
+
+
+def test_bad_input_is_refused_before_the_node_is_read():
+    # The message the role's assert gave, word for word (tests/bad_inputs.yml); seen failing against a planner
+    # without the check (it read the node and decided).
+    result, node = plan(dict(stage="preflight"), dict(host(version="latest"), ansible_facts={}), UnreadNode())
+    assert result["failed"] is True and node.calls == []
+    assert result["msg"] == (
+        'nvidia_driver: bad input. nvidia_driver_branch must be digits ("580"), nvidia_driver_version an exact version '
+        '("580.95.05"), nvidia_driver_min_version dotted digits, nvidia_driver_reboot_timeout a number of seconds above 0, '
+        'nvidia_driver_debian_components not empty, nvidia_driver_nvidia_repo_base an http(s):// or file:// URL. Got '
+        'branch= version=latest min_version= reboot_timeout=1800 components=["contrib", "non-free", '
+        '"non-free-firmware"] repo_base=https://developer.download.nvidia.com/compute/cuda/repos.')

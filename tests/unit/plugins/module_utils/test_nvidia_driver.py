@@ -561,3 +561,36 @@ def test_nothing_to_judge_without_gpu_install_or_while_a_reboot_is_pending(h200_
     assert nvidia_driver.works_problems(NO_GPU, installed) == []
     assert nvidia_driver.works_problems(h200, dict(installed, reboot_pending=True)) == []
     assert nvidia_driver.works_problems(h200, dict(installed, installed_version=None)) == []
+
+
+# The role's settings as role_settings types them: the defaults of what bad_input reads.
+CHECKED = dict(branch=None, version=None, min_version=None, reboot_timeout=1800,
+               debian_components=["contrib", "non-free", "non-free-firmware"],
+               nvidia_repo_base="https://developer.download.nvidia.com/compute/cuda/repos")
+
+
+@pytest.mark.parametrize("name, value", [
+    ("branch", "580"), ("version", "580.95.05"), ("version", "580.95"), ("min_version", "570"),
+    ("min_version", "570.1.2"), ("nvidia_repo_base", "file:///srv/mirror"), ("nvidia_repo_base", "http://mirror/cuda"),
+])
+def test_bad_input_lets_good_values_through(name, value):
+    assert nvidia_driver.bad_input(dict(CHECKED, **{name: value})) is None
+    assert nvidia_driver.bad_input(CHECKED) is None
+
+
+@pytest.mark.parametrize("name, value, shown", [
+    # Each seen failing against a bad_input that accepted everything.
+    ("branch", "58O", "branch=58O"), ("branch", "r580", "branch=r580"), ("version", "latest", "version=latest"),
+    ("version", "580", "version=580"), ("min_version", "570.", "min_version=570."), ("reboot_timeout", 0, "reboot_timeout=0"),
+    ("debian_components", [], "components=[]"),
+    ("nvidia_repo_base", "developer.download.nvidia.com/compute/cuda/repos",
+     "repo_base=developer.download.nvidia.com/compute/cuda/repos."),
+])
+def test_bad_input_names_every_rule_and_the_values_given(name, value, shown):
+    refusal = nvidia_driver.bad_input(dict(CHECKED, **{name: value}))
+    assert refusal.startswith('nvidia_driver: bad input. nvidia_driver_branch must be digits ("580"), nvidia_driver_version '
+                              'an exact version ("580.95.05"), nvidia_driver_min_version dotted digits, '
+                              'nvidia_driver_reboot_timeout a number of seconds above 0, nvidia_driver_debian_components '
+                              'not empty, nvidia_driver_nvidia_repo_base an http(s):// or file:// URL. Got branch=')
+    assert shown in refusal
+    assert 'components=["contrib", "non-free", "non-free-firmware"]' in refusal or name == "debian_components"
