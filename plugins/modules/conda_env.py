@@ -404,6 +404,7 @@ import os
 import pwd
 import shutil
 import stat
+import threading
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -423,6 +424,34 @@ class Conda(object):
             raise ce.CondaEnvError('conda_prefix %s has no executable bin/conda: install conda first (miniconda role)'
                                    % module.params['conda_prefix'])
         self.environ = dict((str(k), str(v)) for k, v in module.params['environment'].items())
+        self._ahead = None
+
+    def list_ahead(self, prefix):
+        """Starts ``conda list -p prefix --json`` now, in a thread of its own, while the module asks conda where envs
+        live and reads the env's files (each conda run is a conda start of its own): listed_ahead() hands its
+        output to the module's first look at that prefix."""
+        outcome = {}
+
+        def run():
+            try:
+                outcome['run'] = self.module.run_command([self.executable, 'list', '-p', prefix, '--json'],
+                                                         environ_update=self.environ, handle_exceptions=False)
+            except (OSError, ValueError):
+                pass
+        thread = threading.Thread(target=run)
+        thread.start()
+        self._ahead = (prefix, thread, outcome)
+
+    def listed_ahead(self, prefix):
+        """What the listing started ahead printed, where it was of ``prefix`` and succeeded; else None. It is
+        handed out once (a later look, after a change, asks conda again)."""
+        if self._ahead is None:
+            return None
+        listed_prefix, thread, outcome = self._ahead
+        thread.join()
+        self._ahead = None
+        rc, out, _err = outcome.get('run', (None, None, None))
+        return out if listed_prefix == prefix and rc == 0 else None
 
     def run(self, *args):
         argv = [self.executable] + list(args)
@@ -453,8 +482,11 @@ def locate(envs_dirs, root, name, prefix):
     return prefix
 
 
-def installed(conda, prefix):
-    return ce.installed_packages(conda.json('list', '-p', prefix))
+def installed(conda, prefix, listed=None):
+    """The env's packages, from ``listed`` (what conda list -p PREFIX --json printed) where given."""
+    if listed is None:
+        return ce.installed_packages(conda.json('list', '-p', prefix))
+    return ce.installed_packages(ce.parse_json(listed, 'conda list -p %s' % prefix))
 
 
 def explicit_entries(conda, prefix, records, stored_lock):
@@ -663,7 +695,8 @@ def ensure_present(module, conda, name, prefix, lock_dir):
     action, removal = ce.present_plan(exists, prefix_existed, marker, spec_sha256, not_an_env=kind == 'not-an-env',
                                       damaged=bool(repair) and repair['how'] == 'replace', meta_lost=meta_lost)
     reinstall = repair['packages'] if repair and action == 'update' else []
-    before = installed(conda, prefix) if exists else []
+    listed = conda.listed_ahead(prefix)
+    before = installed(conda, prefix, listed) if exists else []
     kept = set(ce.normalize_pip_name(project) for project in params['pip_kept'])
     reasons = [ce.unfinished_change(name, marker, action, removal)] if marker else []
     other_drift, stale_variables, leftovers = [], [], []
@@ -793,7 +826,8 @@ def ensure_absent(module, conda, name, prefix, lock_dir):
     exists = kind == 'env'
     meta_lost = kind == 'folder' and marker is None and os.path.isfile(paths['spec'])
     removal = ce.absent_plan(exists, kind != 'missing', marker, not_an_env=kind == 'not-an-env', meta_lost=meta_lost)
-    before = installed(conda, prefix) if exists else []
+    listed = conda.listed_ahead(prefix)
+    before = installed(conda, prefix, listed) if exists else []
     leftovers = [path for key, path in paths.items() if os.path.exists(path) and key not in ('marker', 'work')]
     reasons = [ce.unfinished_change(name, marker, 'remove', removal)] if marker else []
     reasons += ['env %s exists' % prefix] if exists else []
@@ -889,6 +923,11 @@ def main():
     try:
         ce.validate_env_name(params['name'])
         conda = Conda(module)
+        # Where the env most likely is (the given prefix, else the base's envs/): listed while conda says where
+        # envs live. Only an env the module's user owns: another user's is refused before conda runs in it.
+        likely = params['prefix'] or os.path.join(params['conda_prefix'], 'envs', params['name'])
+        if prefix_kind(likely) == 'env' and os.lstat(likely).st_uid == os.geteuid():
+            conda.list_ahead(likely)
         envs_dirs, pkgs_dirs, root = ce.conda_dirs(conda.json(*(('config', '--show') + ce.CONDA_DIRS)))
         prefix = locate(envs_dirs, root, params['name'], params['prefix'])
         refuse_foreign_prefix(params['name'], prefix)

@@ -9,6 +9,7 @@ __metaclass__ = type
 import json
 import os
 import shutil
+import threading
 
 import pytest
 
@@ -131,8 +132,9 @@ def test_create_then_idempotent(node, capsys):
     fake.calls[:] = []
     code, result = run_module(conda_env, args, capsys)
     assert code == 0 and result['changed'] is False and result['drift'] == []
-    # The installed list is read once: conda-meta's records say what conda list --explicit would.
-    assert fake.commands() == ['config --show', 'list -p']
+    # The installed list is read once: conda-meta's records say what conda list --explicit would. It is started
+    # ahead, beside config --show (test_the_env_is_listed_while_conda_says_where_envs_live).
+    assert sorted(fake.commands()) == ['config --show', 'list -p']
 
 
 def test_spec_change_predicted_in_check_mode_then_updated_with_prune(node, capsys):
@@ -172,7 +174,8 @@ def test_hand_removed_package_is_drift(node, capsys):
     assert code == 0 and result['changed'] is True
     assert result['drift'] == ['declared conda packages not installed: hello-ansible',
                                'the installed packages differ from the lock written after the last change']
-    assert fake.commands()[:3] == ['config --show', 'list -p', 'list --explicit'], 'conda confirms what conda-meta says'
+    assert sorted(fake.commands()[:2]) == ['config --show', 'list -p']
+    assert fake.commands()[2] == 'list --explicit', 'conda confirms what conda-meta says'
     assert result['package_changes']['added'] == ['hello-ansible==1.0.0=h4616a5c_0']
 
 
@@ -327,7 +330,7 @@ def test_blas_verified_after_create_and_read_only_in_check_mode(node, capsys):
     fake.calls[:] = []
     code, result = run_module(conda_env, dict(args, blas='openblas', _ansible_check_mode=True), capsys)
     assert code == 0 and result['changed'] is False and result['blas']['verified'] is True
-    assert fake.commands() == ['config --show', 'list -p', 'python -I']
+    assert sorted(fake.commands()[:2]) == ['config --show', 'list -p'] and fake.commands()[2:] == ['python -I']
 
 
 def test_blas_not_probed_in_check_mode_before_the_env_exists_nor_without_a_request(node, capsys):
@@ -487,3 +490,45 @@ def test_variables_are_drift_and_the_dropped_ones_unset(node, capsys):
     code, result = run_module(conda_env, dict(args, spec=dict(SPEC, variables={'A': '3'})), capsys)
     assert code == 0 and 'variable A is "1" in the env, declared "3"' in result['drift']
     assert result['commands'][-1] == 'conda env config vars unset -p %s B' % args['prefix']
+
+
+def test_the_env_is_listed_while_conda_says_where_envs_live(node, capsys, monkeypatch):
+    """Each conda run is a conda start of its own: the list of an env where it most likely is starts first."""
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    listing, answered = threading.Event(), []
+
+    def answer(module, argv, **kwargs):
+        if argv[1:3] == ['list', '-p']:
+            listing.set()
+        elif argv[1:3] == ['config', '--show']:
+            answered.append(listing.wait(10))
+        return fake.answer(argv, **kwargs)
+    monkeypatch.setattr(AnsibleModule, 'run_command', answer)
+    fake.calls[:] = []
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 0 and result['changed'] is False and answered == [True]
+    assert sorted(fake.commands()) == ['config --show', 'list -p'] and ['list', '-p', args['prefix'], '--json'] in fake.calls
+
+
+def test_a_list_ahead_of_another_prefix_is_not_taken(node, capsys):
+    """Where conda's envs_dirs put the env elsewhere than the base's envs/, conda lists the env it found."""
+    fake, args, envs = node
+    run_module(conda_env, args, capsys)
+    likely = os.path.join(args['conda_prefix'], 'envs', 'demo-pip')
+    write_records(likely, 'conda-list-demo-pip-after-prune.json')
+    shown = json.loads(read_conda('conda-config-show.json'))
+    fake.answers['config --show'] = (0, json.dumps(dict(shown, envs_dirs=[str(envs)])))
+    fake.calls[:] = []
+    code, result = run_module(conda_env, dict(args, prefix=None), capsys)
+    assert code == 0 and result['changed'] is False and result['prefix'] == args['prefix']
+    assert sorted(call[2] for call in fake.calls if call[:2] == ['list', '-p']) == sorted([likely, args['prefix']])
+
+
+def test_another_users_env_is_not_listed_ahead(node, capsys):
+    fake, args, envs = node
+    write_records(args['prefix'], 'conda-list-demo-pip.json')
+    os.chown(args['prefix'], 65534, 65534)
+    code, result = run_module(conda_env, args, capsys)
+    assert code == 1 and 'belongs to nobody, not root' in result['msg']
+    assert fake.commands() == ['config --show']
