@@ -128,27 +128,26 @@ def test_compares_parsed_json_not_text():
     assert not kernelspec.same_kernel(None, desired)
 
 
-def test_ipykernel_7_file_equals_the_same_options():
+def _ipykernel_7(**options):
+    """The kernel.json ipykernel 7 wrote, and the kernel its own options build (kernel_protocol_version 5.5 unless
+    given)."""
     with open(IPYKERNEL_7) as handle:
         text = handle.read()
-    recorded = json.loads(text)
-    desired = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
-                                      metadata={'debugger': True, 'supported_encryption': ['curve']},
-                                      kernel_protocol_version='5.5')
+    options.setdefault('kernel_protocol_version', '5.5')
+    return text, kernelspec.build_kernel(json.loads(text)['argv'], 'Python 3 (ipykernel)', 'python',
+                                         metadata={'debugger': True, 'supported_encryption': ['curve']}, **options)
+
+
+def test_ipykernel_7_file_equals_the_same_options():
+    text, desired = _ipykernel_7()
     assert kernelspec.same_kernel(text, desired)
     # Without kernel_protocol_version the options describe a different file: desired is exactly the options.
-    without_version = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
-                                              metadata={'debugger': True, 'supported_encryption': ['curve']})
+    _text, without_version = _ipykernel_7(kernel_protocol_version=None)
     assert not kernelspec.same_kernel(text, without_version)
 
 
 def test_a_kernel_file_is_in_place_with_the_same_kernel_and_the_modules_default_mode():
-    with open(IPYKERNEL_7) as handle:
-        text = handle.read()
-    recorded = json.loads(text)
-    desired = kernelspec.build_kernel(recorded['argv'], 'Python 3 (ipykernel)', 'python',
-                                      metadata={'debugger': True, 'supported_encryption': ['curve']},
-                                      kernel_protocol_version='5.5')
+    text, desired = _ipykernel_7()
     assert kernelspec.kernel_in_place({'text': text, 'mode': 0o644}, desired)
     assert not kernelspec.kernel_in_place({'text': text, 'mode': 0o664}, desired)
     assert not kernelspec.kernel_in_place({'text': text.replace('ipykernel', 'other'), 'mode': 0o644}, desired)
