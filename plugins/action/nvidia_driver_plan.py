@@ -89,6 +89,8 @@ class ActionModule(KeyedDecision, PlanAction):
     def _probe(self, **module_args):
         """The one read-only module run on the node; its failure (a record that is not JSON, dkms or dpkg
         failing) fails the task with its message."""
+        # A choice left out is None to the action and unset to the module (None is no choice of its).
+        module_args = dict((name, value) for name, value in module_args.items() if value is not None)
         reading = self._execute_module(module_name=PROBE, module_args=module_args, task_vars=self._vars)
         if reading.get('failed'):
             raise ValueError(reading.get('msg') or 'nvidia_driver_probe failed')
@@ -103,7 +105,8 @@ class ActionModule(KeyedDecision, PlanAction):
         node = self._probe(stage='preflight', record_path=inputs['record_path'], pkg_mgr=facts['pkg_mgr'])
         os_facts = dict((name, facts[name]) for name in ('distribution', 'distribution_version', 'architecture'))
         decision = nvidia_driver.decide(settings, inputs['gpu'], os_facts, node['record'], node['owners'], node['kernels'],
-                                        switches=node['switches'], fabric_manager_version=node['fabric_manager_version'])
+                                        switches=node['switches'], fabric_manager_version=node['fabric_manager_version'],
+                                        packages=node['packages'])
         warnings = decision.pop('warnings')
         secure_boot = None
         if decision.pop('secure_boot_check'):
@@ -111,6 +114,7 @@ class ActionModule(KeyedDecision, PlanAction):
             decision['problems'] = nvidia_driver.secure_boot_problems(secure_boot, decision['plan']['build'],
                                                                       settings['secure_boot_mok_enrolled'])
         decision.update(secure_boot=secure_boot, record=node['record'], owners=node['owners'], kernels=node['kernels'],
+                        packages=node['packages'],
                         boot_id=node['boot_id'],
                         container=node_preflight.is_container(facts['virtualization_role'], facts['virtualization_type']))
         if warnings:
@@ -130,17 +134,20 @@ class ActionModule(KeyedDecision, PlanAction):
             raise ValueError('nvidia_driver_plan: stage=installed needs decision, the registered result of '
                              'stage=preflight in install mode')
         settings = role_settings.read(self._templar, self._vars, ROLE)
-        plan, packages = decision['plan'], self._facts().get('packages') or {}
+        plan = decision['plan']
         changed, skipped = bool(install.get('changed')), bool(install.get('skipped'))
+        # What the preflight read stands where apt or dnf did not run (every package there) or ran in check mode.
+        package_list = plan['package_manager'] if not (skipped or self._task.check_mode) else None
         dkms_module = plan['dkms_module'] if nvidia_driver.dkms_checked(plan, bool(self._task.check_mode), changed,
                                                                         skipped) else None
         hold_list = plan['package_manager'] if settings['hold'] else None
-        # Without DKMS or the hold to read, the node is not read: the role reboots only after this stage.
-        node = dict(dkms_status=None, hold_list=None, boot_id=decision.get('boot_id'))
-        if dkms_module or hold_list:
-            node = self._probe(stage='installed', dkms_module=dkms_module, hold_list=hold_list)
+        # Without DKMS, the hold or the packages to read, the node is not read: the role reboots only after this stage.
+        node = dict(dkms_status=None, hold_list=None, packages=None, boot_id=decision.get('boot_id'))
+        if dkms_module or hold_list or package_list:
+            node = self._probe(stage='installed', dkms_module=dkms_module, hold_list=hold_list, package_list=package_list)
+        packages = decision.get('packages') or {} if node['packages'] is None else node['packages']
         hold = nvidia_driver.hold_plan(plan, sorted(packages), node['hold_list']) if hold_list else None
-        version = ((packages.get(plan['version_package']) or [{}])[0] or {}).get('version')
+        version = packages.get(plan['version_package'])
         result = nvidia_driver.check_install(decision, self._facts().get('aistack_gpu'), version, changed,
                                              settings['reboot_ok'], dkms_status=node['dkms_status'],
                                              boot_id=decision.get('boot_id'), hold=hold)

@@ -16,9 +16,10 @@ description:
     runs it on the node, once per stage that needs the node, and decides on the controller with what it read. It
     reads, never changes, and decides nothing.
   - With O(stage=preflight) it reads the role's install record, the packages that own the driver's files, the
-    installed kernels, the NVSwitches on the PCI bus (and, when there are some, the installed Fabric Manager's
-    version), the Secure Boot state and the boot id.
-  - With O(stage=installed) it reads C(dkms status) for O(dkms_module), what O(hold_list) holds, and the boot id.
+    installed driver packages and kernel headers, the installed kernels, the NVSwitches on the PCI bus (and, when
+    there are some, the installed Fabric Manager's version), the Secure Boot state and the boot id.
+  - With O(stage=installed) it reads C(dkms status) for O(dkms_module), what O(hold_list) holds, the driver packages
+    and kernel headers O(package_list) lists as installed, and the boot id.
 author: aistack.gpu_node contributors (@aistack)
 options:
   stage:
@@ -33,7 +34,8 @@ options:
   pkg_mgr:
     description:
       - The node's package manager (C(ansible_facts.pkg_mgr)). With O(stage=preflight), C(apt) asks dpkg who owns the
-        driver's files and which Fabric Manager is installed, anything else rpm.
+        driver's files, which of the driver's packages and headers are installed and which Fabric Manager is, anything
+        else rpm.
     type: str
     default: apt
   dkms_module:
@@ -43,6 +45,12 @@ options:
     description:
       - The package manager whose holds O(stage=installed) reads (C(dpkg --get-selections), C(dnf versionlock list));
         none read without it. A dnf without its versionlock plugin lists nothing.
+    type: str
+    choices: [apt, dnf]
+  package_list:
+    description:
+      - The package manager (C(dpkg-query -W), C(rpm -qa)) that O(stage=installed) asks which of the driver's packages
+        and kernel headers are installed; none read without it.
     type: str
     choices: [apt, dnf]
 extends_documentation_fragment:
@@ -67,11 +75,12 @@ EXAMPLES = r'''
     pkg_mgr: "{{ ansible_facts.pkg_mgr }}"
   register: driver_reading
 
-- name: Read DKMS and the holds after the install
+- name: Read DKMS, the holds and the installed packages after the install
   aistack.gpu_node.nvidia_driver_probe:
     stage: installed
     dkms_module: nvidia-current
     hold_list: apt
+    package_list: apt
   register: driver_installed_reading
 '''
 
@@ -87,6 +96,14 @@ owners:
   type: list
   elements: str
   sample: ["libnvidia-ml1", "nvidia-smi"]
+packages:
+  description:
+    - The installed driver packages and kernel headers (the names the role's pin and hold cover, C(linux-headers-*),
+      C(kernel-devel-*)), by name, with their version as the package manager gives it (rpm's with its epoch).
+    - Null with O(stage=installed) without O(package_list).
+  returned: always
+  type: dict
+  sample: {"nvidia-kernel-dkms": "535.309.01-0+deb12u1", "linux-headers-6.1.0-41-amd64": "6.1.158-1"}
 kernels:
   description: The installed kernels (C(/lib/modules/*) with a C(modules.order)).
   returned: O(stage=preflight)
@@ -131,6 +148,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.node_access import read_file
+from ansible_collections.aistack.gpu_node.plugins.module_utils.probe.packages import installed_packages
 from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import fabric_manager, nvidia_driver
 
 
@@ -175,6 +193,12 @@ def read_secure_boot(run_command, mokutil=nvidia_driver.MOKUTIL, efivar=nvidia_d
     return nvidia_driver.parse_secure_boot(None, read_file(efivar, "rb"))
 
 
+def read_packages(module, pkg_mgr):
+    """{name: version} of the installed packages the driver's plan names or its hold covers."""
+    package_manager = "apt" if pkg_mgr == "apt" else "dnf"
+    return installed_packages(module, package_manager, nvidia_driver.PACKAGE_GLOBS[package_manager])[0]
+
+
 def preflight(module):
     params = module.params
     try:
@@ -187,13 +211,14 @@ def preflight(module):
     if switches and params["pkg_mgr"] in fabric_manager.FM_VERSION_QUERY:
         dummy, fm_out, err = module.run_command(fabric_manager.FM_VERSION_QUERY[params["pkg_mgr"]])
         fm_version = fabric_manager.parse_installed_version(fm_out)
-    return dict(record=record, owners=nvidia_driver.parse_owners(out), kernels=installed_kernels(nvidia_driver.MODULES_DIR),
+    return dict(record=record, owners=nvidia_driver.parse_owners(out), packages=read_packages(module, params["pkg_mgr"]),
+                kernels=installed_kernels(nvidia_driver.MODULES_DIR),
                 switches=switches, fabric_manager_version=fm_version, secure_boot=read_secure_boot(module.run_command))
 
 
 def installed(module):
     params = module.params
-    dkms_status = hold_list = None
+    dkms_status = hold_list = packages = None
     if params["dkms_module"]:
         rc, out, err = module.run_command(["dkms", "status", "-m", params["dkms_module"]])
         if rc != 0:
@@ -205,7 +230,9 @@ def installed(module):
         if rc != 0 and params["hold_list"] == "apt":
             module.fail_json(msg="nvidia_driver: dpkg --get-selections failed (rc %d): %s" % (rc, err.strip()))
         hold_list = out if rc == 0 else ""
-    return dict(dkms_status=dkms_status, hold_list=hold_list)
+    if params["package_list"]:
+        packages = read_packages(module, params["package_list"])
+    return dict(dkms_status=dkms_status, hold_list=hold_list, packages=packages)
 
 
 def main():
@@ -216,6 +243,7 @@ def main():
             pkg_mgr=dict(type="str", default="apt"),
             dkms_module=dict(type="str"),
             hold_list=dict(type="str", choices=["apt", "dnf"]),
+            package_list=dict(type="str", choices=["apt", "dnf"]),
         ),
         supports_check_mode=True,
     )

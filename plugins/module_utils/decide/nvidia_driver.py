@@ -23,6 +23,7 @@ Every problem names the variable that decides it. Versions compare as integer tu
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
 
+import fnmatch
 import json
 import re
 
@@ -62,6 +63,12 @@ DRIVER_PACKAGE_PREFIXES = {
     "dnf": ("nvidia-", "kmod-nvidia", "libnvidia-", "cuda-drivers", "xorg-x11-drv-nvidia"),
 }
 DRIVER_PACKAGE_PATTERN = dict((manager, "^(%s)" % "|".join(prefixes)) for manager, prefixes in DRIVER_PACKAGE_PREFIXES.items())
+# The kernel headers the DKMS build needs, one package per installed kernel.
+HEADERS_PACKAGE = {"apt": "linux-headers-%s", "dnf": "kernel-devel-%s"}
+# What the probe lists of the installed packages, as dpkg-query/rpm -qa patterns: the driver's and the
+# headers, all that the plan installs and the hold covers.
+PACKAGE_GLOBS = dict((manager, ["%s*" % prefix for prefix in prefixes] + [HEADERS_PACKAGE[manager] % "*"])
+                     for manager, prefixes in DRIVER_PACKAGE_PREFIXES.items())
 # NVIDIA's CUDA repository for Debian and Ubuntu publishes version-locking packages from branch
 # 580 on (driver_packaging.PINNING_PACKAGE): nvidia-driver-pinning-<branch> tracks a branch,
 # nvidia-driver-pinning-<version> one release. NVIDIA documents none for dnf, where the module
@@ -408,7 +415,7 @@ def plan_install(distribution, os_version, architecture, source="auto", branch=N
     pinning = pinning_package(package_manager, source, number, exact)
     if pinning:
         sources.append(driver_packaging.PINNING_PACKAGE["source"])
-    headers = sorted(set(("kernel-devel-%s" if family == "el" else "linux-headers-%s") % kernel for kernel in kernels or []))
+    headers = sorted(set(HEADERS_PACKAGE[package_manager] % kernel for kernel in kernels or []))
     warnings += [item["message"] for item in driver_policy_findings("%d.0" % number, chosen, gpus) if item["severity"] == "warning"]
     return {
         "problems": [],
@@ -587,7 +594,21 @@ def secure_boot_problems(state, build, mok_enrolled):
             "installs Canonical's signed linux-modules-nvidia-*)." % build]
 
 
-def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switches=(), fabric_manager_version=None):
+def missing_packages(specs, installed):
+    """The apt install specs (``name`` or ``name=version*``) that ``installed`` ({name: version} of the
+    installed packages) does not satisfy, as apt's ``state: present`` judges: any installed version
+    satisfies a bare name, and a pinned one must match the version pattern."""
+    missing = []
+    for spec in specs:
+        name, dummy, version = spec.partition("=")
+        have = installed.get(name)
+        if have is None or (version and not fnmatch.fnmatch(have, version)):
+            missing.append(spec)
+    return missing
+
+
+def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switches=(), fabric_manager_version=None,
+           packages=None):
     """The decision before any change: what the role does with this node and how.
 
     ``settings``: the role's variables without their ``nvidia_driver_`` prefix (mode, source,
@@ -597,9 +618,11 @@ def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switche
     or None; ``owners``: packages owning the driver's files; ``kernels``: installed kernels;
     ``today``: the date branch lifecycles are judged on (default: the current date);
     ``switches``: the NVSwitches on the PCI bus (``fabric_manager.nvswitches()``);
-    ``fabric_manager_version``: the installed Fabric Manager's version (adopt mode checks it).
+    ``fabric_manager_version``: the installed Fabric Manager's version (adopt mode checks it);
+    ``packages``: {name: version} of the installed packages matching ``PACKAGE_GLOBS``.
     Returns ``mode``, ``reason`` (for a node left alone, with the branch it would get),
-    ``plan`` (install), ``adopt`` (the adopt report), ``warnings`` (an end-of-life branch
+    ``plan`` (install, with ``missing``: ``missing_packages()`` of the pinning package, headers and
+    packages with apt, None with dnf, whose module streams it cannot judge), ``adopt`` (the adopt report), ``warnings`` (an end-of-life branch
     first), ``problems`` (the first failing step's, each naming its variable and the way out)
     and ``secure_boot_check`` (whether unsigned modules are planned, so Secure Boot must be read).
     """
@@ -629,6 +652,9 @@ def decide(settings, gpu, os_facts, record, owners, kernels, today=None, switche
         return decision
     if not plan["problems"]:
         _add_fabric_manager(plan, switches)
+        plan["missing"] = missing_packages(
+            ([plan["pinning_package"]] if plan["pinning_package"] else []) + plan["headers"] + plan["install_names"],
+            packages or {}) if plan["package_manager"] == "apt" else None
     decision.update(plan=plan, warnings=plan.get("warnings", []), problems=plan["problems"],
                     secure_boot_check=not plan["problems"] and not plan["signed_modules"])
     return decision
@@ -664,8 +690,11 @@ def hold_plan(plan, installed_packages, hold_list):
 
 def dkms_checked(plan, check_mode, packages_changed, packages_skipped):
     """Whether DKMS can be asked about the plan's module: in check mode on a node without the
-    packages nothing is registered yet."""
-    return plan.get("dkms_module") is not None and not (check_mode and (packages_skipped or packages_changed))
+    packages nothing is registered yet; one that had every package (the plan's ``missing`` empty)
+    has its registration to read."""
+    if plan.get("dkms_module") is None:
+        return False
+    return not check_mode or plan.get("missing") == [] or not (packages_skipped or packages_changed)
 
 
 def check_install(decision, gpu, installed_package_version, packages_changed, reboot_ok, dkms_status=None, boot_id=None,

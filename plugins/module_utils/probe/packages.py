@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 
 """The installed packages of a few names and which of them are held, in one read of the package
-manager: for the roles that install NVIDIA packages at a pinned version and hold them (dcgm,
-container_toolkit), whose hold tasks hold what this finds installed and not held yet."""
+manager: for the roles that install NVIDIA packages at a pinned version and hold them (nvidia_driver,
+dcgm, container_toolkit), whose hold tasks hold what this finds installed and not held yet."""
 
 from __future__ import (absolute_import, division, print_function)
 __metaclass__ = type
@@ -12,9 +12,9 @@ __metaclass__ = type
 import re
 
 
-def installed_and_held(module, pkg_mgr, patterns):
-    """``({name: version}, [held names])`` of the installed packages matching ``patterns`` (names or
-    globs): dpkg's hold selection for apt, dnf's versionlock list for dnf and yum."""
+def installed_packages(module, pkg_mgr, patterns):
+    """``({name: version}, [names dpkg holds])`` of the installed packages matching ``patterns`` (names
+    or globs), in one dpkg-query (apt) or rpm run; rpm knows no holds (an empty list)."""
     # dpkg-query exits 1 when a pattern matches nothing, and still lists what the others matched.
     if pkg_mgr == 'apt':
         argv = ['dpkg-query', '-W', '-f', '${db:Status-Abbrev}\\t${Package}\\t${Version}\\n']
@@ -28,6 +28,13 @@ def installed_and_held(module, pkg_mgr, patterns):
             packages[fields[1]] = fields[2]
             if fields[0][:1] == 'h':
                 held.append(fields[1])
+    return packages, held
+
+
+def installed_and_held(module, pkg_mgr, patterns):
+    """``({name: version}, [held names])`` of the installed packages matching ``patterns`` (names or
+    globs): dpkg's hold selection for apt, dnf's versionlock list for dnf and yum."""
+    packages, held = installed_packages(module, pkg_mgr, patterns)
     if pkg_mgr != 'apt' and packages:
         rc, out, _err = module.run_command(['dnf', 'versionlock', 'list'])
         held = [name for name in packages

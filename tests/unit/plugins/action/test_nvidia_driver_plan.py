@@ -34,7 +34,7 @@ DEBIAN_CONTAINER = dict(distribution="Debian", distribution_version="12.11", dis
 ROCKY_VM = dict(distribution="Rocky", distribution_version="9.6", distribution_release="Blue Onyx", architecture="x86_64",
                 pkg_mgr="dnf", virtualization_role="guest", virtualization_type="kvm")
 # A bare node as the probe reads it.
-BARE = {"record": None, "owners": [], "kernels": [], "switches": [], "fabric_manager_version": None,
+BARE = {"record": None, "owners": [], "packages": {}, "kernels": [], "switches": [], "fabric_manager_version": None,
         "secure_boot": "unsupported", "boot_id": "boot-1"}
 
 
@@ -52,7 +52,7 @@ class Node(object):
         assert module_name == PROBE
         if module_args["stage"] == "preflight":
             return dict(self.preflight, changed=False)
-        return dict(dict(dkms_status=None, hold_list=None, boot_id="boot-1"), **self.installed)
+        return dict(dict(dkms_status=None, hold_list=None, packages=None, boot_id="boot-1"), **self.installed)
 
 
 def host(gpu=None, facts=None, **settings):
@@ -243,18 +243,20 @@ def container_decision():
 
 
 def installed(decision, install=None, node=None, check_mode=False, gpu=None, packages=None, facts=None, **settings):
+    """The installed stage after ``install``; ``packages``: what the preflight read installed."""
     variables = host(gpu, facts, **settings)
-    variables["ansible_facts"]["packages"] = packages or {}
+    decision = dict(decision, packages=packages or {})
     return plan(dict(stage="installed", decision=decision, install=install or {"changed": False}), variables, node,
                 check_mode=check_mode)
 
 
 def test_installed_reads_dkms_and_needs_a_reboot_it_may_not_do_in_a_container():
-    node = Node(installed=dict(dkms_status=DKMS_CONTAINER, boot_id="boot-1"))
-    result, node = installed(container_decision(), {"changed": True}, node, reboot_ok=True, hold=False,
-                             packages={"nvidia-kernel-dkms": [{"version": "535.309.01-0+deb12u1"}]})
+    # apt ran: the packages are read again, in the same round-trip as DKMS.
+    node = Node(installed=dict(dkms_status=DKMS_CONTAINER, boot_id="boot-1",
+                               packages={"nvidia-kernel-dkms": "535.309.01-0+deb12u1"}))
+    result, node = installed(container_decision(), {"changed": True}, node, reboot_ok=True, hold=False)
     assert result["changed"] is False and not result.get("failed")
-    assert node.calls == [(PROBE, {"stage": "installed", "dkms_module": "nvidia-current", "hold_list": None})]
+    assert node.calls == [(PROBE, {"stage": "installed", "dkms_module": "nvidia-current", "package_list": "apt"})]
     assert result["installed_version"] == "535.309.01"
     assert result["dkms"] == {"checked": True, "problems": [], "entries": [
         {"module": "nvidia-current", "version": "535.309.01", "kernel": None, "arch": None, "state": "added"}]}
@@ -264,9 +266,26 @@ def test_installed_reads_dkms_and_needs_a_reboot_it_may_not_do_in_a_container():
 
 def test_installed_names_the_driver_packages_not_held_yet():
     node = Node(installed=dict(dkms_status=DKMS_CONTAINER, hold_list="libcuda1:amd64\t\t\t\t\thold\nnvidia-smi\t\t\t\t\tinstall\n"))
-    result, node = installed(container_decision(), node=node, packages=dict.fromkeys(["bash", "libcuda1", "nvidia-smi"], [{}]))
+    result, node = installed(container_decision(), node=node, packages=dict.fromkeys(["bash", "libcuda1", "nvidia-smi"], "1"))
     assert node.calls[-1][1]["hold_list"] == "apt"
     assert result["hold"] == {"names": ["libcuda1", "nvidia-smi"], "missing": ["nvidia-smi"]}
+
+
+def test_apt_skipped_on_a_node_with_every_package_leaves_the_preflights_reading_standing():
+    packages = {"nvidia-kernel-dkms": "535.309.01-0+deb12u1", "libcuda1": "535.309.01-0+deb12u1"}
+    node = Node(preflight=dict(packages=packages))
+    decision, _node = preflight(node, install_without_gpu=True, source="distro", version="535.309.01")
+    assert decision["packages"] == packages and decision["plan"]["missing"] == [
+        name for name in decision["plan"]["install_names"] if name.split("=")[0] not in packages]
+    node = Node(installed=dict(dkms_status=DKMS_CONTAINER, hold_list="libcuda1:amd64\t\t\t\t\thold\n"))
+    result, node = installed(dict(decision, plan=dict(decision["plan"], missing=[])), {"skipped": True}, node,
+                             packages=packages)
+    assert node.calls == [(PROBE, {"stage": "installed", "dkms_module": "nvidia-current", "hold_list": "apt"})]
+    assert result["installed_version"] == "535.309.01" and result["hold"]["missing"] == ["nvidia-kernel-dkms"]
+    # In check mode, too, DKMS is read: the packages were there before the run.
+    result, node = installed(dict(decision, plan=dict(decision["plan"], missing=[])), {"skipped": True}, Node(),
+                             check_mode=True, packages=packages, hold=False)
+    assert node.calls == [(PROBE, {"stage": "installed", "dkms_module": "nvidia-current"})]
 
 
 def test_installed_fails_with_the_probes_message():
@@ -281,8 +300,8 @@ def test_installed_on_el_asks_versionlock():
     assert decision["plan"]["package_manager"] == "dnf" and decision["container"] is False
     node = Node(installed=dict(hold_list=""))
     result, node = installed(decision, {"skipped": True}, node, check_mode=True, facts=ROCKY_VM,
-                             packages={"nvidia-driver": [{}]})
-    assert node.calls[-1][1]["hold_list"] == "dnf" and node.calls[-1][1]["dkms_module"] is None
+                             packages={"nvidia-driver": "3:580.95.05-1.el9"})
+    assert node.calls[-1][1]["hold_list"] == "dnf" and "dkms_module" not in node.calls[-1][1]
     assert result["hold"] == {"names": ["nvidia-driver"], "missing": ["nvidia-driver"]}
 
 
@@ -290,7 +309,7 @@ def test_installed_names_a_kernel_without_the_module():
     decision = container_decision()
     decision["kernels"] = ["6.1.0-41-amd64"]
     node = Node(installed=dict(dkms_status=DKMS_CONTAINER))
-    result, _node = installed(decision, node=node, packages={"nvidia-kernel-dkms": [{"version": "535.309.01-0+deb12u1"}]})
+    result, _node = installed(decision, node=node, packages={"nvidia-kernel-dkms": "535.309.01-0+deb12u1"})
     assert result["problems"] == result["dkms"]["problems"] == [
         "dkms: module nvidia-current is not installed for kernel 6.1.0-41-amd64; install linux-headers/kernel-devel for it "
         "and run dkms autoinstall -k 6.1.0-41-amd64"]

@@ -24,6 +24,7 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.decide.nvidia_dri
     dkms_problems,
     hold_plan,
     lifecycle_check,
+    missing_packages,
     owner_query_argv,
     package_driver_version,
     parse_dkms_status,
@@ -407,6 +408,47 @@ def test_dkms_is_checked_unless_check_mode_has_no_packages_yet():
     assert not dkms_checked({"dkms_module": "nvidia"}, True, True, False)
     assert not dkms_checked({"dkms_module": "nvidia"}, True, False, True)
     assert dkms_checked({"dkms_module": "nvidia"}, True, False, False)
+    # Every package was there before the run (apt skipped): the registration is there to read.
+    assert dkms_checked({"dkms_module": "nvidia", "missing": []}, True, False, True)
+    assert not dkms_checked({"dkms_module": "nvidia", "missing": ["nvidia-kernel-dkms"]}, True, False, True)
+    assert not dkms_checked({"dkms_module": "nvidia", "missing": None}, True, False, True)
+
+
+def test_a_package_is_missing_unless_installed_at_the_pinned_version():
+    installed = {"nvidia-kernel-dkms": "535.309.01-0+deb12u1", "nvidia-persistenced": "535.171.04-1",
+                 "linux-headers-6.1.0-41-amd64": "6.1.158-1"}
+    # A bare name takes any installed version (apt's state: present); a pin matches the version pattern.
+    assert missing_packages(["linux-headers-6.1.0-41-amd64", "nvidia-kernel-dkms=535.309.01*", "nvidia-persistenced"],
+                            installed) == []
+    assert missing_packages(["nvidia-kernel-dkms=535.309.02*", "linux-headers-6.1.0-42-amd64", "libcuda1=535.309.01*"],
+                            installed) == ["nvidia-kernel-dkms=535.309.02*", "linux-headers-6.1.0-42-amd64",
+                                           "libcuda1=535.309.01*"]
+    # 535.309.01 must not pass for 535.309.1*.
+    assert missing_packages(["nvidia-kernel-dkms=535.309.1*"], installed) == ["nvidia-kernel-dkms=535.309.1*"]
+
+
+@pytest.mark.parametrize("os_", sorted(PLATFORMS))
+def test_the_probes_package_list_covers_every_package_a_plan_installs(os_):
+    # What the probe does not list would read as missing on every run, and apt would run on every no-op.
+    for source in ("distro", "nvidia"):
+        result = plan((os_[0], os_[1], "x86_64"), source=source, gpus=[H200], kernels=["6.1.0-41-amd64"])
+        if result["problems"]:
+            continue
+        names = [spec.split("=", 1)[0] for spec in result["install_names"] + result["headers"] if not spec.startswith("@")]
+        names += [result["pinning_package"]] if result["pinning_package"] else []
+        globs = nvidia_driver.PACKAGE_GLOBS[result["package_manager"]]
+        assert [name for name in names if not any(fnmatch.fnmatchcase(name, glob) for glob in globs)] == []
+
+
+def test_decide_names_what_apt_must_install_and_leaves_dnf_to_dnf():
+    wanted = settings(install_without_gpu=True, source="distro", version="535.309.01")
+    fresh = decide(wanted, NO_GPU, DEBIAN_FACTS, None, [], ["6.1.0-41-amd64"])["plan"]
+    assert fresh["missing"] == ["linux-headers-6.1.0-41-amd64"] + fresh["install_names"]
+    installed = dict((spec.split("=")[0], "535.309.01-0+deb12u1") for spec in fresh["install_names"])
+    installed["linux-headers-6.1.0-41-amd64"] = "6.1.158-1"
+    assert decide(wanted, NO_GPU, DEBIAN_FACTS, None, [], ["6.1.0-41-amd64"], packages=installed)["plan"]["missing"] == []
+    rocky = {"distribution": "Rocky", "distribution_version": "9.6", "architecture": "x86_64"}
+    assert decide(settings(install_without_gpu=True), NO_GPU, rocky, None, [], [])["plan"]["missing"] is None
 
 
 def test_hold_covers_installed_driver_packages_and_names_those_not_held():

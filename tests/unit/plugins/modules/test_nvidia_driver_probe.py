@@ -111,6 +111,10 @@ def node(tmp_path, monkeypatch):
     return Node
 
 
+PACKAGE_QUERY = ["dpkg-query", "-W", "-f", "${db:Status-Abbrev}\\t${Package}\\t${Version}\\n"]
+RPM_QUERY = ["rpm", "-qa", "--qf", "ii\\t%{NAME}\\t%{EPOCHNUM}:%{VERSION}-%{RELEASE}\\n"]
+
+
 def run(node, capsys, **args):
     return run_module(probe, dict(args, _ansible_check_mode=True), capsys)
 
@@ -118,11 +122,22 @@ def run(node, capsys, **args):
 def test_preflight_reads_a_bare_node_with_one_owner_query(node, capsys):
     code, result = run(node, capsys, stage="preflight", record_path=node.record, pkg_mgr="apt")
     assert code == 0 and result["changed"] is False
-    assert dict((key, result[key]) for key in ("record", "owners", "kernels", "switches", "fabric_manager_version",
-                                               "secure_boot", "boot_id")) == {
-        "record": None, "owners": [], "kernels": [], "switches": [], "fabric_manager_version": None,
+    assert dict((key, result[key]) for key in ("record", "owners", "packages", "kernels", "switches",
+                                               "fabric_manager_version", "secure_boot", "boot_id")) == {
+        "record": None, "owners": [], "packages": {}, "kernels": [], "switches": [], "fabric_manager_version": None,
         "secure_boot": "unsupported", "boot_id": "boot-1"}
-    assert node.calls == [nvidia_driver.owner_query_argv("apt")]
+    assert node.calls == [nvidia_driver.owner_query_argv("apt"), PACKAGE_QUERY + nvidia_driver.PACKAGE_GLOBS["apt"]]
+
+
+def test_preflight_lists_the_installed_driver_packages_and_headers(node, capsys):
+    # dpkg-query -W as Debian 12 answers it: a removed package left its configuration (rc), one is held (hi).
+    node.outputs["dpkg-query"] = (1, "ii \tnvidia-kernel-dkms\t535.247.01-1~deb12u1\nhi \tlibcuda1\t535.247.01-1~deb12u1\n"
+                                     "rc \tnvidia-legacy-check\t535.247.01-1~deb12u1\nii \tlinux-headers-6.1.0-41-amd64\t"
+                                     "6.1.158-1\n", "dpkg-query: no packages found matching cuda-drivers*\n")
+    code, result = run(node, capsys, stage="preflight", record_path=node.record, pkg_mgr="apt")
+    assert code == 0 and result["packages"] == {"nvidia-kernel-dkms": "535.247.01-1~deb12u1",
+                                                "libcuda1": "535.247.01-1~deb12u1",
+                                                "linux-headers-6.1.0-41-amd64": "6.1.158-1"}
 
 
 def test_preflight_reads_the_owners_and_fabric_manager_where_there_are_nvswitches(node, capsys):
@@ -132,7 +147,7 @@ def test_preflight_reads_the_owners_and_fabric_manager_where_there_are_nvswitche
     code, result = run(node, capsys, stage="preflight", record_path=node.record, pkg_mgr="apt")
     assert code == 0 and result["owners"] == ["nvidia-smi"] and len(result["switches"]) == 2
     assert result["fabric_manager_version"] == "580.95.04"
-    assert node.calls[-1] == fabric_manager.FM_VERSION_QUERY["apt"]
+    assert fabric_manager.FM_VERSION_QUERY["apt"] in node.calls
 
 
 def test_preflight_refuses_a_record_that_is_not_json(node, capsys):
@@ -144,6 +159,7 @@ def test_preflight_refuses_a_record_that_is_not_json(node, capsys):
 def test_installed_reads_only_what_it_is_asked(node, capsys):
     code, result = run(node, capsys, stage="installed")
     assert code == 0 and node.calls == [] and result["dkms_status"] is None and result["hold_list"] is None
+    assert result["packages"] is None
     assert result["boot_id"] == "boot-1"
     node.outputs["dkms"] = (0, read_public("dkms-status-debian12-container.txt"), "")
     node.outputs["dpkg"] = (0, "libcuda1:amd64\t\t\t\t\thold\n", "")
@@ -151,6 +167,11 @@ def test_installed_reads_only_what_it_is_asked(node, capsys):
     assert node.calls == [["dkms", "status", "-m", "nvidia-current"], ["dpkg", "--get-selections"]]
     assert result["dkms_status"] == read_public("dkms-status-debian12-container.txt")
     assert result["hold_list"] == "libcuda1:amd64\t\t\t\t\thold\n"
+    node.calls[:] = []
+    node.outputs["rpm"] = (0, "ii\tnvidia-driver\t3:580.95.05-1.el9\n", "")
+    code, result = run(node, capsys, stage="installed", package_list="dnf")
+    assert node.calls == [RPM_QUERY + nvidia_driver.PACKAGE_GLOBS["dnf"]]
+    assert result["packages"] == {"nvidia-driver": "3:580.95.05-1.el9"}
 
 
 def test_installed_fails_when_dkms_or_dpkg_fails_and_takes_dnf_without_versionlock_as_nothing_held(node, capsys):
