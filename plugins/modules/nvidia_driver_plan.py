@@ -18,23 +18,24 @@ description:
     variables from the task's variables, templated and typed by the role's C(meta/argument_specs.yml) (as
     C(ansible.builtin.validate_argument_spec) does), and the facts it needs from C(ansible_facts) (C(aistack_gpu),
     gathered once per run by the P(aistack.gpu_node.preflight#role) role, C(distribution), C(distribution_version),
-    C(architecture), C(pkg_mgr), C(virtualization_role), C(virtualization_type)). A task passes only what its own YAML knows, the registered results. It never changes the node.
+    C(architecture), C(pkg_mgr), C(virtualization_role), C(virtualization_type)). A task passes only what its own
+    YAML knows, the registered results. It never changes the node.
   - With O(stage=preflight) it first refuses what the argument spec cannot say (the formats of the branch and the
     versions, the reboot timeout above 0, Debian components not empty, the repository base a URL), naming each
     rule and the values given. Where this run has not read the facts it needs yet (a role run alone), it reads
     them in one M(aistack.gpu_node.node_facts) run and returns them as C(ansible_facts).
   - With O(stage=preflight) it reads the node through M(aistack.gpu_node.nvidia_driver_probe) (one round-trip for the
     role's install record, the boot id, the packages that own the driver's files, the installed driver packages and
-    kernel headers, the installed kernels, the NVSwitches and Fabric Manager, the Secure Boot state), then returns the mode (C(install), C(adopt) or C(skip)),
-    the install plan or the adopt report, and every problem that stops the role, each naming its variable and the
-    way out. This decision is keyed (RV(inputs_key)). Registered under the same name with the same settings, facts,
-    check mode and C(nvidia_driver_report), it is handed back (RV(reused)) without reading the node again. That is
-    how the role's run right after site.yml's preflight play takes the decision made there, and how a later run of
-    the role in the same playbook decides again.
+    kernel headers, the installed kernels, the NVSwitches and Fabric Manager, the Secure Boot state), then returns
+    the mode (C(install), C(adopt) or C(skip)), the install plan or the adopt report, and every problem that stops the
+    role, each naming its variable and the way out. This decision is keyed (RV(inputs_key)). Registered under the same
+    name with the same settings, facts, check mode and C(nvidia_driver_report), it is handed back (RV(reused)) without
+    reading the node again. That is how the role's run right after site.yml's preflight play takes the decision made
+    there, and how a later run of the role in the same playbook decides again.
   - With O(stage=installed), after the packages, it reads C(dkms status) for the planned module, what is held and,
-    where the package manager ran outside check mode, the installed driver packages (one round-trip, none when none
-    of them is read: the preflight's reading of the packages stands), and returns the installed driver version, the DKMS registrations
-    and their problems, the packages to hold, and whether the node needs a reboot.
+    where the package manager ran outside check mode, the installed driver packages (one round-trip; none when none
+    of them is read, and then the preflight's reading of the packages stands), and returns the installed driver
+    version, the DKMS registrations and their problems, the packages to hold, and whether the node needs a reboot.
   - With O(stage=works), after the install and the reboot the role made, if any, it judges the install against the GPU
     facts read then, with a problem when a GPU node does not run the installed version and none while a reboot is
     still pending. With O(stage=fabric) it judges the NVSwitch fabric state in O(fabric_state). Neither reads the node.
