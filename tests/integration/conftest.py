@@ -3,6 +3,7 @@
 import os
 import re
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -22,6 +23,15 @@ def run(args, env=None, cwd=REPO_ROOT, check=True):
     return proc
 
 
+def run_all(commands):
+    """Run independent commands side by side, each as run() would with check=False (its own process, cwd and
+    environment), at most one per CPU: {key: CompletedProcess} for commands {key: (args, env)}. Only for runs that
+    share nothing they could change: check-mode runs on this machine, each with its own folders."""
+    with ThreadPoolExecutor(max_workers=max(1, min(len(commands), os.cpu_count() or 1))) as pool:
+        futures = {key: pool.submit(run, args, env, REPO_ROOT, False) for key, (args, env) in commands.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
 def recap(stdout):
     """PLAY RECAP counters per host: {host: {'ok': n, 'changed': n, ...}}."""
     hosts = {}
@@ -30,6 +40,17 @@ def recap(stdout):
         if match:
             hosts[match.group(1)] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", match.group(2))}
     return hosts
+
+
+@pytest.fixture(scope="session")
+def collection_tarball():
+    """The collection built once for the session (ansible-galaxy collection build --force) into .cache/build, where
+    execution-environment.yml takes it from: the tarball's path."""
+    build = os.path.join(REPO_ROOT, ".cache", "build")
+    proc = run(["ansible-galaxy", "collection", "build", "--force", "--output-path", build, REPO_ROOT])
+    match = re.search(r"^Created collection for aistack\.gpu_node at (\S+\.tar\.gz)$", proc.stdout, re.M)
+    assert match, proc.stdout
+    return match.group(1)
 
 
 # The conda test bed (tests/support/conda): local channel, loopback mirrors, conda stand-in and installer.

@@ -4,6 +4,8 @@ The cases that run on a node are the molecule scenario bad_inputs. The site.yml 
 in check mode on this machine, so that a refusal that came too late would show as predicted
 changes (and still change nothing here): each must stop site.yml in the preflight play with an
 error naming its variable or file and every expected string, and no provisioning play may start.
+Each case is its own ansible-playbook run; the runs are started side by side (at most one per CPU), as
+check-mode runs with their own inventory folders share nothing they could change.
 """
 
 import json
@@ -11,7 +13,7 @@ import os
 
 import pytest
 import yaml
-from conftest import REPO_ROOT, recap, run
+from conftest import REPO_ROOT, recap, run, run_all
 
 CATALOGUE = os.path.join(REPO_ROOT, "tests", "bad_inputs.yml")
 with open(CATALOGUE, encoding="utf-8") as handle:
@@ -33,11 +35,10 @@ def test_catalogue_shape():
         assert "vars" in case or "args" in case or "inventory_groups" in case, case["id"]
 
 
-@pytest.mark.parametrize("case", SITE_CASES, ids=[case["id"] for case in SITE_CASES])
-def test_site_refuses(case, tmp_path):
+def site_command(case, folder):
     inventory = "inventories/local/hosts.yml"
     if "inventory_groups" in case:
-        inventory = str(tmp_path / "hosts.yml")
+        inventory = str(folder / "hosts.yml")
         localhost = {"localhost": {"ansible_connection": "local",
                                    "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}
         with open(inventory, "w", encoding="utf-8") as handle:
@@ -46,7 +47,19 @@ def test_site_refuses(case, tmp_path):
     args = ["ansible-playbook", "site.yml", "--check", "-i", inventory] + case.get("args", [])
     if "vars" in case:
         args += ["-e", json.dumps(case["vars"])]
-    proc = run(args, check=False)
+    return args
+
+
+@pytest.fixture(scope="module", name="site_runs")
+def fixture_site_runs(tmp_path_factory):
+    """Every site.yml case's run, each its own ansible-playbook process in check mode with its own inventory
+    folder, started side by side (they share nothing they could change): {case id: CompletedProcess}."""
+    return run_all({case["id"]: (site_command(case, tmp_path_factory.mktemp(case["id"])), None) for case in SITE_CASES})
+
+
+@pytest.mark.parametrize("case", SITE_CASES, ids=[case["id"] for case in SITE_CASES])
+def test_site_refuses(case, site_runs):
+    proc = site_runs[case["id"]]
     counts = recap(proc.stdout)
     assert proc.returncode != 0, "accepted: site.yml passed with %s\n%s" % (case, proc.stdout)
     assert proc.returncode == 2, "not a refusal by a task (rc %d):\n%s" % (proc.returncode, proc.stdout + proc.stderr)

@@ -12,9 +12,8 @@ def _pin(name):
         return re.search(r"^%s==\S+$" % re.escape(name), handle.read(), re.M).group(0)
 
 
-def test_ansible_builder_create_writes_a_context_with_the_collection_and_the_pins(tmp_path):
-    build = os.path.join(REPO_ROOT, ".cache", "build")
-    run(["ansible-galaxy", "collection", "build", "--force", "--output-path", build, REPO_ROOT])
+def test_ansible_builder_create_writes_a_context_with_the_collection_and_the_pins(tmp_path, collection_tarball):
+    build = os.path.dirname(collection_tarball)
     context = tmp_path / "context"
     run(["ansible-builder", "create", "-f", "execution-environment.yml", "--context", str(context)])
 
