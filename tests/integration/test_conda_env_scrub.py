@@ -50,6 +50,23 @@ def test_no_password_stays_in_the_base_after_create_update_and_repair(conda_base
     assert files_with_secret(base.prefix, skip={condarc}) == []
     assert run(base, SPEC)["changed"] is False, "a scrubbed record is no drift and a second run changes nothing"
 
+    # The scrub keeps a file's owner and mode, and check mode writes nothing (this case was a test of its own, on a
+    # base of its own converged to SPEC the same way).
+    urls = os.path.join(base.prefix, "pkgs", "urls.txt")
+    os.chmod(urls, 0o640)
+    with open(urls, "a") as handle:
+        handle.write(with_password("http://127.0.0.1:1/conda-forge/noarch/x-1-0.conda") + "\n")
+    before = os.stat(urls)
+    check = run(base, SPEC, check=True)
+    assert check["changed"] is True and check["scrubbed"] == [urls], check
+    assert files_with_secret(base.prefix, skip={condarc}) == [urls], "check mode writes nothing"
+    rescrubbed = run(base, SPEC)
+    assert rescrubbed["changed"] is True and rescrubbed["scrubbed"] == [urls], rescrubbed
+    after = os.stat(urls)
+    assert stat.S_IMODE(after.st_mode) == 0o640 and (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert files_with_secret(base.prefix, skip={condarc}) == []
+    assert run(base, SPEC)["changed"] is False
+
     prefix = result["prefix"]
     listed = base.run("list", "-p", prefix, "--explicit")
     assert listed.returncode == 0 and "/conda-forge/" in listed.stdout and SECRET not in listed.stdout, listed
@@ -65,24 +82,3 @@ def test_no_password_stays_in_the_base_after_create_update_and_repair(conda_base
     assert os.path.exists(os.path.join(prefix, "share", "libfoo", "VERSION"))
     assert files_with_secret(base.prefix, skip={condarc}) == []
     assert run(base, UPDATED)["changed"] is False
-
-
-def test_the_scrub_keeps_owner_and_mode_and_check_mode_writes_nothing(conda_base, conda_mirror):
-    base, condarc = credentialed_base(conda_base, conda_mirror)
-    result = run(base, SPEC)
-    urls = os.path.join(base.prefix, "pkgs", "urls.txt")
-    os.chmod(urls, 0o640)
-    with open(urls, "a") as handle:
-        handle.write(with_password("http://127.0.0.1:1/conda-forge/noarch/x-1-0.conda") + "\n")
-    before = os.stat(urls)
-
-    check = run(base, SPEC, check=True)
-    assert check["changed"] is True and check["scrubbed"] == [urls], check
-    assert files_with_secret(base.prefix, skip={condarc}) == [urls], "check mode writes nothing"
-
-    result = run(base, SPEC)
-    assert result["changed"] is True and result["scrubbed"] == [urls], result
-    after = os.stat(urls)
-    assert stat.S_IMODE(after.st_mode) == 0o640 and (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
-    assert files_with_secret(base.prefix, skip={condarc}) == []
-    assert run(base, SPEC)["changed"] is False
