@@ -145,7 +145,7 @@ class ActionModule(KeyedDecision, PlanAction):
         node = dict(dkms_status=None, hold_list=None, packages=None, boot_id=decision.get('boot_id'))
         if dkms_module or hold_list or package_list:
             node = self._probe(stage='installed', dkms_module=dkms_module, hold_list=hold_list, package_list=package_list)
-        packages = decision.get('packages') or {} if node['packages'] is None else node['packages']
+        packages = (decision.get('packages') or {}) if node['packages'] is None else node['packages']
         hold = nvidia_driver.hold_plan(plan, sorted(packages), node['hold_list']) if hold_list else None
         version = packages.get(plan['version_package'])
         result = nvidia_driver.check_install(decision, self._facts().get('aistack_gpu'), version, changed,
