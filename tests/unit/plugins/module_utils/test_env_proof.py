@@ -96,3 +96,29 @@ def test_run_as_the_head_of_a_python_c_text_its_functions_import_by_name(site, t
     ran = subprocess.run([sys.executable, "-c", head + "\n" + script], env=env, cwd="/", capture_output=True, text=True,
                          check=True)
     assert len(ran.stdout.strip()) == 64
+
+
+def test_names_and_versions_read_from_the_headers_are_what_importlib_reads():
+    """Read once from the headers, every installed distribution of this interpreter (real metadata: long
+    descriptions, folded headers, egg-info) reads as importlib.metadata's full parse does, so the states
+    recorded by earlier releases still hold."""
+    from importlib import metadata
+    distributions = list(metadata.distributions())
+    assert len(distributions) > 20
+    for dist in distributions:
+        assert env_proof._name_and_version(dist) == "%s==%s" % ((dist.metadata["Name"] or "").lower(), dist.version)
+
+
+@pytest.mark.parametrize("layout", ["dist-info", "crlf", "egg-info"])
+def test_the_name_and_version_of_each_metadata_layout(tmp_path, layout):
+    from importlib import metadata
+    body = "\n\nName: not-a-header\nVersion: 9.9\n" + "A long description.\n" * 2000
+    if layout == "egg-info":
+        (tmp_path / "torch-2.11.0-py3.12.egg-info").write_text("Metadata-Version: 1.1\nName: Torch\nVersion: 2.11.0" + body)
+    else:
+        folder = tmp_path / "torch-2.11.0.dist-info"
+        folder.mkdir()
+        text = "Metadata-Version: 2.1\nName: Torch\nSummary: tensors\n  and more\nVersion: 2.11.0" + body
+        (folder / "METADATA").write_bytes(text.replace("\n", "\r\n" if layout == "crlf" else "\n").encode())
+    (dist,) = metadata.distributions(path=[str(tmp_path)])
+    assert env_proof._name_and_version(dist) == "torch==2.11.0" == "%s==%s" % (dist.metadata["Name"].lower(), dist.version)
