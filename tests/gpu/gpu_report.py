@@ -376,6 +376,16 @@ def containers_section(found):
                 "- Paths the spec names that the host lacks: %s." % (", ".join(found.get("missing_on_host") or []) or "none")]
     if run.get("status") == "not run":
         out.append("- Container run: not run: %s." % run.get("why"))
+    elif run.get("attempts") is not None:
+        out.append("- Container run of `%s` with the carried crun (%s; the host has no runtime), the bundle's `config.json` "
+                   "written from the spec's edits for `nvidia.com/gpu=all`: **%s**%s" % (
+                       run.get("python"), ", ".join(run.get("crun") or []) or "crun", run.get("status"),
+                       ": %s." % run["why"] if run.get("why") else "."))
+        out += ["  %d. %s (devices %s; hooks: %s): `%s`, exit status %s: `%s`%s" % (
+            number, attempt.get("attempt"), ", ".join(attempt.get("devices") or []) or "none",
+            ", ".join(attempt.get("hooks") or []) or "none", attempt.get("command"), attempt.get("rc"),
+            attempt.get("stdout") or "", "" if attempt.get("rc") == 0 else "; stderr: `%s`" % (attempt.get("stderr") or "")[-400:])
+            for number, attempt in enumerate(run["attempts"], 1)]
     elif run:
         out.append("- Container run (`%s`): **%s**, exit status %s: `%s`%s" % (
             run.get("command"), run.get("status"), run.get("rc"), run.get("stdout") or "",

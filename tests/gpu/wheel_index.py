@@ -18,6 +18,14 @@ file names. Entries are stored uncompressed: the host writes and reads them once
 the folder serves as ``--index-url file://OUT``::
 
     python3 tests/gpu/wheel_index.py index --dir WHEELHOUSE
+
+``pack`` (``make gpu-carry``): takes out of a wheelhouse the wheels of the projects the host's torch
+environment has (``repack`` writes them there again on the host), and turns each wheel over
+``--xz-over`` bytes into ``<wheel>.xz``, its entries stored uncompressed first so that xz compresses
+across files (jedi's 4.8 MB wheel travels as 2.1 MB); ``unpack`` writes those wheels back::
+
+    python3 tests/gpu/wheel_index.py pack --dir WHEELHOUSE --leave-out pip pygments
+    python3 tests/gpu/wheel_index.py unpack --dir WHEELHOUSE
 """
 
 import argparse
@@ -26,6 +34,7 @@ import csv
 import hashlib
 import html
 import io
+import lzma
 import os
 import re
 import sys
@@ -130,6 +139,51 @@ def write_index(folder):
     return projects
 
 
+def stored(source, target):
+    """Copy the wheel ``source`` to ``target`` with every entry stored: the same files, names and
+    dates (so the same bytes each time), readable by pip as it is."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            info.compress_type = zipfile.ZIP_STORED
+            zout.writestr(info, data)
+
+
+def pack(folder, leave_out, xz_over):
+    """Leave out the wheels of the projects in ``leave_out``, xz the wheels over ``xz_over`` bytes;
+    return (left out, packed) file names."""
+    left_out, packed = [], []
+    names = set(canonical(name) for name in leave_out)
+    for filename in sorted(os.listdir(folder)):
+        path = os.path.join(folder, filename)
+        if not filename.endswith(".whl"):
+            continue
+        if canonical(filename.split("-", 1)[0]) in names:
+            os.remove(path)
+            left_out.append(filename)
+        elif os.path.getsize(path) > xz_over:
+            stored(path, path + ".stored")
+            with open(path + ".stored", "rb") as source, lzma.open(path + ".xz", "wb", preset=9 | lzma.PRESET_EXTREME) as target:
+                target.write(source.read())
+            os.remove(path + ".stored")
+            os.remove(path)
+            packed.append(filename)
+    return left_out, packed
+
+
+def unpack(folder):
+    """Write each ``<wheel>.xz`` in ``folder`` back as ``<wheel>`` (once); return their names."""
+    written = []
+    for filename in sorted(os.listdir(folder)):
+        wheel = os.path.join(folder, filename[:-3])
+        if filename.endswith(".whl.xz") and not os.path.exists(wheel):
+            with lzma.open(os.path.join(folder, filename)) as source, open(wheel + ".partial", "wb") as target:
+                target.write(source.read())
+            os.replace(wheel + ".partial", wheel)
+            written.append(filename[:-3])
+    return written
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -138,7 +192,20 @@ def main(argv=None):
     make.add_argument("names", nargs="+")
     pages = commands.add_parser("index", help="index pages for the wheels in a folder")
     pages.add_argument("--dir", required=True)
+    shrink = commands.add_parser("pack", help="leave out wheels the host repacks, xz the big ones")
+    shrink.add_argument("--dir", required=True)
+    shrink.add_argument("--leave-out", nargs="*", default=[])
+    shrink.add_argument("--xz-over", type=int, default=1 << 20)
+    grow = commands.add_parser("unpack", help="write the xz'ed wheels back")
+    grow.add_argument("--dir", required=True)
     args = parser.parse_args(argv)
+    if args.command == "pack":
+        left_out, packed = pack(args.dir, args.leave_out, args.xz_over)
+        print("left out (repacked on the host): %s\nxz'ed: %s" % (" ".join(left_out) or "none", " ".join(packed) or "none"))
+        return
+    if args.command == "unpack":
+        print("unpacked: %s" % (" ".join(unpack(args.dir)) or "none"))
+        return
     if args.command == "repack":
         os.makedirs(args.out, exist_ok=True)
         for _name, dist in sorted(closure(args.names).items()):
