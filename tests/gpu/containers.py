@@ -112,7 +112,7 @@ def missing_on_host(paths):
 
 def container_edits(spec, device):
     """The edits the spec makes for ``device`` (``kind=name``): the spec-wide ones, then the device's."""
-    kind, _, name = device.partition("=")
+    kind, _equals, name = device.partition("=")
     if spec.get("kind") != kind:
         raise ValueError("the spec is for kind %s, not %s" % (spec.get("kind"), kind))
     named = [entry for entry in spec.get("devices") or [] if entry.get("name") == name]

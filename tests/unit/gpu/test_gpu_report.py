@@ -397,3 +397,20 @@ def test_the_containers_section_names_the_spec_the_judge_and_what_stopped_the_ru
     assert "against driver 580.159.05 (one update later): fits (WRONG: it must read stale)" in text
     assert "- Container run: not run: no OCI runtime on this host." in text
     assert gpu_report.containers_section(None) == []
+
+
+def test_the_containers_section_lists_each_carried_crun_attempt():
+    run = {"runtime": "carried crun", "crun": ["crun version 1.8.1"], "status": "passed", "runtimes_found": [],
+           "python": "/opt/conda/envs/torch/bin/python",
+           "attempts": [{"attempt": "root, overlay", "command": "unshare ... crun run", "rc": 1, "stdout": "",
+                         "stderr": "cgroups in hybrid mode not supported", "hooks": ["createContainer"],
+                         "devices": ["/dev/nvidiactl", "/dev/nvidia0"]},
+                        {"attempt": "without cgroups", "command": "unshare ... crun --cgroup-manager=disabled run", "rc": 0,
+                         "stdout": "True 1 NVIDIA H100 80GB HBM3", "stderr": "", "hooks": [], "devices": []}]}
+    text = "\n".join(gpu_report.containers_section({"verdict": "the spec fits this host", "run": run}))
+    assert ("- Container run of `/opt/conda/envs/torch/bin/python` with the carried crun (crun version 1.8.1; the host has no "
+            "runtime), the bundle's `config.json` written from the spec's edits for `nvidia.com/gpu=all`: **passed**.") in text
+    assert ("  1. root, overlay (devices /dev/nvidiactl, /dev/nvidia0; hooks: createContainer): `unshare ... crun run`, "
+            "exit status 1: ``; stderr: `cgroups in hybrid mode not supported`") in text
+    assert "  2. without cgroups (devices none; hooks: none): `unshare ... crun --cgroup-manager=disabled run`, exit status 0: " \
+           "`True 1 NVIDIA H100 80GB HBM3`" in text
