@@ -32,8 +32,9 @@ from ansible_collections.aistack.gpu_node.plugins.module_utils.decide import cdi
 
 RUNTIMES = ("podman", "docker", "nerdctl", "crun", "runc", "nvidia-container-runtime")
 DEVICE = "nvidia.com/gpu=all"
-# A container that hangs (a hook, the GPU) must leave time for the steps after this one.
-CONTAINER_TIMEOUT = 240
+# A container that hangs (a hook, the GPU) must leave time for the steps after this one: three attempts
+# stay within 6 minutes of a lent host's 10 (torch's import and CUDA's start take seconds).
+CONTAINER_TIMEOUT = 120
 # The spec's hooks name NVIDIA's nvidia-cdi-hook, which the host lacks: the carried nvidia-ctk runs the
 # same hooks as `nvidia-ctk hook ...`.
 CDI_HOOK = "nvidia-cdi-hook"
