@@ -71,7 +71,8 @@ def test_one_update_later_keeps_the_width_of_the_last_part():
     assert containers.one_update_later("595.71.09") == "595.71.10" and containers.one_update_later("560.35") == "560.36"
 
 
-RECORDED_SPEC = os.path.join(REPO_ROOT, "tests", "gpu", "results", "h100-80gb-hbm3", "cdi", "nvidia.yaml")
+# A real recording (nvidia-ctk cdi generate on the H100 host), kept apart from the results folder that each GPU run rewrites.
+RECORDED_SPEC = os.path.join(REPO_ROOT, "tests", "unit", "fixtures", "gpu", "nvidia-ctk-cdi-generate-h100.yaml")
 # The H100 host's device numbers as a Linux driver gives them (nvidia-uvm's major is dynamic).
 NUMBERS = {"/dev/nvidia-uvm": {"type": "c", "major": 510, "minor": 0, "fileMode": 0o666},
            "/dev/nvidia-uvm-tools": {"type": "c", "major": 510, "minor": 1, "fileMode": 0o666},
