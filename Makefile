@@ -52,20 +52,26 @@ check: $(SETUP_DONE) ## site.yml in check and diff mode on this machine: nothing
 	ansible-playbook site.yml --check --diff $(ARGS)
 
 # Each layer (and each molecule scenario) is timed by dev/test_times.py into TEST_TIMES; the table is
-# printed at the end, also when a layer failed (the layers after it shown as not run).
+# printed at the end, also when a layer failed (the layers after it shown as not run). The static
+# layers (and ansible-core 2.21's sanity, unit and deprecation lane) need no node and run on about one
+# core each: they run in STATIC_LANES lanes side by side (dev/lanes.py), longest first; then the
+# layers that drive nodes, one after the other.
+STATIC_LAYERS := matrix-2.21 lint sanity galaxy unit
+STATIC_LANES ?= $(shell nproc)
+NODE_LAYERS := integration molecule
 TEST_LAYERS := setup-testbed lint sanity unit integration galaxy molecule
 TEST_TIMES := $(CURDIR)/.cache/test-times.tsv
 MOLECULE_EXPECT := "molecule/node image" $(addprefix molecule/,$(MOLECULE_SCENARIOS))
 
-test: ## the whole test suite: lint, sanity, unit, integration, galaxy, molecule; 2.21's sanity, unit and deprecation lane; time per layer
+test: ## the whole test suite: lint, sanity, unit, galaxy and 2.21's sanity, unit and deprecation lane side by side; then integration, molecule; time per layer
 	@mkdir -p $(dir $(TEST_TIMES)) && : > $(TEST_TIMES)
 	@export AISTACK_TEST_TIMES=$(TEST_TIMES); status=0; \
-	for layer in $(TEST_LAYERS); do \
-	  python3 dev/test_times.py run $$layer -- $(MAKE) --no-print-directory $$layer || { status=$$?; break; }; \
-	done; \
+	python3 dev/test_times.py run setup-testbed -- $(MAKE) --no-print-directory setup-testbed || status=$$?; \
+	if [ $$status = 0 ]; then python3 dev/lanes.py --lanes $(STATIC_LANES) $(STATIC_LAYERS) || status=$$?; fi; \
 	if [ $$status = 0 ]; then \
-	  python3 dev/test_times.py run "matrix 2.21" -- $(MAKE) --no-print-directory matrix VERSIONS=2.21 CHECKS=sanity,unit,deprecations \
-	    || status=$$?; \
+	  for layer in $(NODE_LAYERS); do \
+	    python3 dev/test_times.py run $$layer -- $(MAKE) --no-print-directory $$layer || { status=$$?; break; }; \
+	  done; \
 	fi; \
 	python3 dev/test_times.py table $(TEST_TIMES) --expect $(TEST_LAYERS) $(MOLECULE_EXPECT) "matrix 2.21"; \
 	if [ $$status = 0 ]; then echo "==> all tests passed"; fi; \
@@ -103,7 +109,7 @@ integration: $(SETUP_DONE) ## pytest integration tests
 	python -m pytest tests/integration -p no:cacheprovider --durations=15 $(ARGS)
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
-# The scenarios run in MOLECULE_LANES lanes side by side (dev/molecule_lanes.py), longest first so
+# The scenarios run in MOLECULE_LANES lanes side by side (dev/lanes.py), longest first so
 # that the lanes end together; S=... runs only those named. One lane by default: on 2 cores two lanes
 # took as long as one (docs/testing.md), the scenarios being CPU-bound there.
 MOLECULE_LANES ?= 1
@@ -114,7 +120,7 @@ molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on 
 	if [ -z "$$times" ]; then times=$(CURDIR)/.cache/molecule-times.tsv; own=1; : > $$times; fi; \
 	export AISTACK_TEST_TIMES=$$times; status=0; scenarios="$(or $(S),$(MOLECULE_ORDER))"; \
 	python3 dev/test_times.py run "molecule/node image" -- tests/support/testbed/build-node-image || status=$$?; \
-	if [ $$status = 0 ]; then python3 dev/molecule_lanes.py --lanes $(MOLECULE_LANES) $$scenarios || status=$$?; fi; \
+	if [ $$status = 0 ]; then python3 dev/lanes.py --lanes $(MOLECULE_LANES) $$(printf "molecule/%s " $$scenarios) || status=$$?; fi; \
 	if [ -n "$$own" ]; then python3 dev/test_times.py table $$times --expect $(MOLECULE_EXPECT); fi; \
 	if [ $$status = 0 ]; then \
 	  echo "==> molecule: $$(wc -w <<< "$$scenarios") scenario(s) passed: $$scenarios"; \

@@ -1,10 +1,10 @@
-"""dev/molecule_lanes.py: `make molecule` runs its scenarios in lanes side by side, never more at once than
-there are lanes, in the order given, and starts none after a failure."""
+"""dev/lanes.py: `make test`'s static layers and `make molecule`'s scenarios run in lanes side by side, never
+more at once than there are lanes, in the order given, and none starts after a failure."""
 
 import subprocess
 import sys
 
-import molecule_lanes
+import lanes
 
 
 class FakeRun:
@@ -18,7 +18,7 @@ class FakeRun:
         return self.code if self.polls < 0 else None
 
 
-def lanes_run(plan, lanes):
+def lanes_run(plan, count):
     """Runs ``plan`` ({scenario: (code, polls)}) and returns what started, the most running at once, the ends in
     order and run_lanes' result."""
     started, ended, running = [], [], set()
@@ -34,7 +34,7 @@ def lanes_run(plan, lanes):
         running.discard(scenario)
         ended.append((scenario, code))
 
-    result = molecule_lanes.run_lanes(list(plan), lanes, start, poll=0, report=report)
+    result = lanes.run_lanes(list(plan), count, start, poll=0, report=report)
     return started, most[0], ended, result
 
 
@@ -58,19 +58,29 @@ def test_after_a_failure_none_starts_and_those_running_finish():
     assert result == (["apex_build"], ["conda", "default"])
 
 
-def test_a_scenarios_log_is_printed_whole_when_it_ends_and_the_exit_says_it_failed(tmp_path, monkeypatch, capfd):
-    monkeypatch.setattr(molecule_lanes, "LOGS", str(tmp_path))
-    monkeypatch.setattr(molecule_lanes, "timed", lambda scenario: [
-        sys.executable, "-c", "print('out of %s'); raise SystemExit(%d)" % (scenario, scenario == "bad")])
-    assert molecule_lanes.main(["--lanes", "2", "good", "bad"]) == 1
+def test_a_jobs_log_is_printed_whole_when_it_ends_and_the_exit_says_it_failed(tmp_path, monkeypatch, capfd):
+    monkeypatch.setattr(lanes, "LOGS", str(tmp_path))
+    monkeypatch.setattr(lanes, "timed", lambda job: [
+        sys.executable, "-c", "print('out of %s'); raise SystemExit(%d)" % (job, job == "molecule/bad")])
+    assert lanes.main(["--lanes", "2", "molecule/good", "molecule/bad"]) == 1
     out = capfd.readouterr().out
-    assert "==> molecule/good passed" in out and "out of good\n==> end of molecule/good (passed)" in out
-    assert "==> molecule/bad FAILED (exit 1)" in out and "out of bad" in out
-    assert "==> molecule: failed: bad" in out
-    assert (tmp_path / "bad.log").read_text() == "out of bad\n"
+    assert "==> molecule/good passed" in out and "out of molecule/good\n==> end of molecule/good (passed)" in out
+    assert "==> molecule/bad FAILED (exit 1)" in out and "out of molecule/bad" in out
+    assert "==> failed: molecule/bad" in out
+    assert (tmp_path / "molecule-logs" / "bad.log").read_text() == "out of molecule/bad\n"
+
+
+def test_each_kind_of_job_runs_its_own_command_under_its_own_name():
+    assert lanes.command_of("molecule/conda") == ["molecule", "test", "-s", "conda"]
+    assert lanes.command_of("molecule/site")[1:] == [lanes.os.path.join(lanes.REPO, "dev", "demo.py"), "--full"]
+    assert lanes.command_of("matrix-2.21") == ["make", "--no-print-directory", "matrix", "VERSIONS=2.21",
+                                               "CHECKS=sanity,unit,deprecations"]
+    assert lanes.command_of("lint") == ["make", "--no-print-directory", "lint"]
+    assert [lanes.timed_name(job) for job in ("molecule/conda", "matrix-2.21", "lint")] == ["molecule/conda", "matrix 2.21", "lint"]
+    assert lanes.log_of("lint") == lanes.os.path.join(lanes.REPO, ".cache", "test-logs", "lint.log")
 
 
 def test_lanes_below_one_are_refused():
-    proc = subprocess.run([sys.executable, molecule_lanes.__file__, "--lanes", "0", "site"], capture_output=True,
+    proc = subprocess.run([sys.executable, lanes.__file__, "--lanes", "0", "molecule/site"], capture_output=True,
                           text=True, check=False)
     assert proc.returncode == 2 and "--lanes must be at least 1, not 0" in proc.stderr
