@@ -65,7 +65,7 @@ def fixture_playbook(tmp_path):
         (tmp_path / "roles" / name / "tasks").mkdir(parents=True)
         (tmp_path / "roles" / name / "tasks" / "main.yml").write_text("---\n" + textwrap.dedent(tasks))
 
-    def write(role):
+    def write(role, extra_vars):
         path = tmp_path / ("play-%s.yml" % role)
         path.write_text(textwrap.dedent("""\
             - name: Feed {role} a bad input through the refusal helper
@@ -80,11 +80,12 @@ def fixture_playbook(tmp_path):
                     refusal_snapshot_paths: ["{managed}"]
                     managed_dir: "{managed}"
                     bad_input: seven
-            """).format(role=role, helper=HELPER, managed=managed))
+            """).format(role=role, helper=HELPER, managed=managed)
+            + "".join("        %s: %s\n" % item for item in extra_vars.items()))
         return path
 
-    def play(role):
-        proc = run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(write(role)),
+    def play(role, **extra_vars):
+        proc = run(["ansible-playbook", "-i", "localhost,", "-c", "local", str(write(role, extra_vars)),
                     "-e", "ansible_python_interpreter=%s" % os.path.join(VENV_BIN, "python")],
                    env={"ANSIBLE_ROLES_PATH": str(tmp_path / "roles")}, check=False)
         return proc, recap(proc.stdout).get("localhost", {})
@@ -112,3 +113,17 @@ def test_a_refusal_that_names_the_problem_and_changes_nothing_passes(playbook, r
     proc, counts = playbook(role)
     assert proc.returncode == 0, proc.stdout
     assert counts["failed"] == 0 and counts["rescued"] == 1
+
+
+def test_a_reused_listing_still_finds_a_change(playbook):
+    """refusal_reuse_listing (bad_inputs' cases one after the other): a run that reuses the listing the run
+    before it took after its role lists once, and still finds the change its own role made."""
+    _, counts = playbook("refuses")
+    assert counts["failed"] == 0
+    proc, counts = playbook("refuses_after_change", refusal_reuse_listing="true")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    before = proc.stdout.split("TASK [Snapshot the managed paths before the refusal]", 1)[1].split("TASK [", 1)[0]
+    assert "skipping: [localhost]" in before
+    assert "refuses_after_change changed the node while refusing" in proc.stdout
+    assert "/managed/config f 644" in proc.stdout
