@@ -80,15 +80,18 @@ def test_a_layer_without_its_own_line_is_the_sum_of_its_parts():
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_test_prints_the_table_when_a_layer_fails(tmp_path):
-    """The project's own `test` target, with a layer that fails at once: the table still comes, then the failure."""
-    proc = subprocess.run(["make", "--no-print-directory", "test", "TEST_LAYERS=help no-such-layer",
-                           "TEST_TIMES=%s" % (tmp_path / "times.tsv")], cwd=str(REPO_ROOT),
+    """The project's own `test` target, with a static layer that fails at once: the table still comes, then the failure."""
+    proc = subprocess.run(["make", "--no-print-directory", "test", "SETUP_LAYER=help", "STATIC_LAYERS=no-such-layer changelog-lint",
+                           "STATIC_LANES=1", "TEST_TIMES=%s" % (tmp_path / "times.tsv")], cwd=str(REPO_ROOT),
                           capture_output=True, text=True, check=False)
     assert proc.returncode != 0 and "all tests passed" not in proc.stdout
+    # The failed static layer's output printed whole; no layer started after it.
+    assert "==> no-such-layer FAILED (exit 2)" in proc.stdout and "==> changelog-lint started" not in proc.stdout
     table = proc.stdout[proc.stdout.index("==> time per layer"):].splitlines()
     assert table[1].split()[0] == "help" and table[1].endswith("passed")
     assert table[2].split()[0] == "no-such-layer" and table[2].endswith("FAILED (exit 2)")
-    # Then what was still to run: the molecule layer with each scenario, and the 2.21 matrix.
-    assert table[3].split() == ["molecule", "not", "run"] and table[4].split() == ["node", "image", "not", "run"]
-    assert table[-2].split() == ["matrix", "2.21", "not", "run"] and table[-1].split()[0] == "total"
-    assert all(line.endswith("not run") for line in table[3:-1]) and len(table) > 8
+    # Then what was still to run: the static layer after it, the integration layer, the molecule layer with each scenario.
+    assert table[3].split() == ["changelog-lint", "not", "run"] and table[4].split() == ["integration", "not", "run"]
+    assert table[5].split() == ["molecule", "not", "run"] and table[6].split() == ["node", "image", "not", "run"]
+    assert table[-1].split()[0] == "total"
+    assert all(line.endswith("not run") for line in table[3:-1]) and len(table) > 10
