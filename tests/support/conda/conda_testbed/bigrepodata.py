@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 
-from .channel import CACHE
+from .channel import CACHE, building
 
 VERSION = 1
 SIZES = {"linux-64": 149_000_000, "noarch": 55_000_000}
@@ -53,6 +53,13 @@ def build(log=None):
     root = os.path.join(CACHE, "bigrepodata-%d" % VERSION)
     if os.path.exists(os.path.join(root, ".complete")):
         return root
+    with building(root):
+        if not os.path.exists(os.path.join(root, ".complete")):
+            _build(root, log)
+    return root
+
+
+def _build(root, log):
     if not shutil.which("zstd"):
         raise SystemExit("the zstd tool is needed to compress the generated repodata (apt-get install zstd)")
     partial = root + ".partial-%d" % os.getpid()
@@ -69,7 +76,6 @@ def build(log=None):
         shutil.rmtree(partial)
     else:
         os.rename(partial, root)
-    return root
 
 
 if __name__ == "__main__":

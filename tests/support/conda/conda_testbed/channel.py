@@ -29,6 +29,8 @@ wheels for ``pip --find-links``.
 """
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import os
 import platform
@@ -210,11 +212,29 @@ def _index(channel):
     asyncio.run(index_fs(channel, force=True))
 
 
+@contextlib.contextmanager
+def building(root):
+    """Hold the lock for building the cache entry ``root`` (an exclusive ``flock`` of ``<root>.lock``): of the
+    processes that need one entry at once (pytest-xdist's workers, scenarios side by side) one builds it and the
+    others wait for it, then find it complete instead of building it again."""
+    os.makedirs(os.path.dirname(root), exist_ok=True)
+    with open(root + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def build(with_python=True, log=None):
     """Return the cached channel root (``<root>/channel`` is the channel, ``<root>/wheels`` the wheels)."""
     root = os.path.join(CACHE, "channel-%s%s" % (cache_key(with_python), "" if with_python else "-nopython"))
     if os.path.exists(os.path.join(root, ".complete")):
         return root
+    with building(root):
+        if not os.path.exists(os.path.join(root, ".complete")):
+            _build(root, with_python, log)
+    return root
+
+
+def _build(root, with_python, log):
     started = time.monotonic()
     partial = root + ".partial-%d" % os.getpid()
     shutil.rmtree(partial, ignore_errors=True)
@@ -245,7 +265,6 @@ def build(with_python=True, log=None):
         os.rename(partial, root)
     if log:
         log("conda test channel built in %.1f s: %s" % (time.monotonic() - started, root))
-    return root
 
 
 def _link_or_copy(source, target):

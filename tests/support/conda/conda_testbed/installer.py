@@ -29,7 +29,7 @@ import sys
 import tarfile
 import tempfile
 
-from .channel import CACHE
+from .channel import CACHE, building
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_VERSION = "26.7.1"
@@ -228,6 +228,13 @@ def build(version=DEFAULT_VERSION):
     path = os.path.join(folder, "Miniconda3-standin-%s-Linux-x86_64.sh" % version)
     if os.path.exists(path + ".sha256"):
         return path
+    with building(folder):
+        if not os.path.exists(path + ".sha256"):
+            _build(folder, path, version)
+    return path
+
+
+def _build(folder, path, version):
     os.makedirs(folder, exist_ok=True)
     content = HEADER.replace("@VERSION@", version).encode() + _payload(_site_packages())
     partial = path + ".partial-%d" % os.getpid()
@@ -235,9 +242,10 @@ def build(version=DEFAULT_VERSION):
         handle.write(content)
     os.chmod(partial, 0o755)
     os.rename(partial, path)
-    with open(path + ".sha256", "w") as handle:
+    # The checksum last, whole (renamed into place): its presence says the installer is complete.
+    with open(partial + ".sha256", "w") as handle:
         handle.write("%s  %s\n" % (hashlib.sha256(content).hexdigest(), os.path.basename(path)))
-    return path
+    os.rename(partial + ".sha256", path + ".sha256")
 
 
 def sha256_of(path):
