@@ -107,9 +107,14 @@ unit: $(SETUP_DONE) ## pytest unit tests with coverage (fails under 90%)
 	python -m pytest tests/unit -p no:cacheprovider \
 	  --cov=plugins --cov-report=term-missing:skip-covered --cov-fail-under=90 $(ARGS)
 
-integration: $(SETUP_DONE) ## pytest integration tests
-	@echo "==> pytest integration tests"
-	python -m pytest tests/integration -p no:cacheprovider --durations=15 $(ARGS)
+# The integration tests run in INTEGRATION_WORKERS pytest-xdist workers (one per CPU; 0: in pytest's own process),
+# a file at a time on one worker (a file's tests share its module fixtures and, in test_refusal_helper, the helper's
+# snapshot file on this machine), the longest files first (tests/integration/conftest.py) so that the workers end together.
+INTEGRATION_WORKERS ?= $(shell nproc)
+integration: $(SETUP_DONE) ## pytest integration tests, in INTEGRATION_WORKERS workers (one per CPU)
+	@echo "==> pytest integration tests ($(INTEGRATION_WORKERS) workers)"
+	python -m pytest tests/integration -p no:cacheprovider -n $(INTEGRATION_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  --durations=15 $(ARGS)
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
 # The scenarios run in MOLECULE_LANES lanes side by side (dev/lanes.py), longest first so
