@@ -11,7 +11,9 @@ named and repaired, and the installed collection's playbooks on the same node. T
 at the end. Molecule's whole output goes to .cache/demo/molecule.log (with --full, also to the
 terminal, as `make test` wants it); the terminal gets one line per step and, at the end, a short
 summary of what the node had, read from the facts the roles published (converge.yml writes them to
-AISTACK_SITE_RESULTS). Exit status: molecule's.
+AISTACK_SITE_RESULTS). With AISTACK_NODE_SUFFIX set (the node's name ends in it), the folders under
+.cache end in it too (.cache/demo-st, .cache/site-results-st), so that two runs share none.
+Exit status: molecule's.
 """
 
 import argparse
@@ -25,9 +27,10 @@ import time
 from test_times import ANSI, STEP_LINE
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-# AISTACK_NODE_SUFFIX ends the node's name (molecule/site/molecule.yml), so a second copy can run beside one.
+# AISTACK_NODE_SUFFIX ends the node's name (molecule/site/molecule.yml), so a second copy can run beside one;
+# when set, it also ends the folders under .cache that the scenario and the demo write.
 NODE = "aistack-site" + os.environ.get("AISTACK_NODE_SUFFIX", "-1")
-RESULTS = os.path.join(REPO, ".cache", "site-results")
+RESULTS = os.path.join(REPO, ".cache", "site-results" + os.environ.get("AISTACK_NODE_SUFFIX", ""))
 RECAP_LINE = re.compile(r"^\s*%s\s*: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)" % re.escape(NODE))
 
 
@@ -142,7 +145,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", maxsplit=1)[0])
     parser.add_argument("--full", action="store_true", help="molecule's whole output on the terminal too")
     args = parser.parse_args(argv)
-    log_dir = os.path.join(REPO, ".cache", "demo")
+    log_dir = os.path.join(REPO, ".cache", "demo" + os.environ.get("AISTACK_NODE_SUFFIX", ""))
     os.makedirs(log_dir, exist_ok=True)
     log_path = os.path.join(log_dir, "molecule.log")
     env = dict(os.environ, AISTACK_SITE_RESULTS=RESULTS)

@@ -32,9 +32,9 @@ INVENTORY = os.path.join(EPHEMERAL, "inventory")
 # The tooling this verifier runs under (the .venv, or a `make matrix` line's venv).
 VENV_BIN = os.path.dirname(sys.executable)
 # The scenario's group_vars read the sources from there (molecule.yml sets it for its own runs).
-os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule"))
+os.environ.setdefault("AISTACK_SITE_SOURCES", os.path.join(REPO_ROOT, ".cache", "site-molecule" + os.environ.get("AISTACK_NODE_SUFFIX", "")))
 # converge.yml writes what the roles published there.
-RESULTS = os.environ.get("AISTACK_SITE_RESULTS", os.path.join(REPO_ROOT, ".cache", "site-results"))
+RESULTS = os.environ.get("AISTACK_SITE_RESULTS", os.path.join(REPO_ROOT, ".cache", "site-results" + os.environ.get("AISTACK_NODE_SUFFIX", "")))
 
 # What the site scenario's node is given (host_vars/aistack-site-1.yml), by name.
 with open(os.path.join(os.path.dirname(__file__), "..", "host_vars", NODE + ".yml")) as _host_vars:
