@@ -1,12 +1,11 @@
 """site.yml on a fresh node ends in one working environment, read through the facts the roles published.
 
-Then the drift loop users schedule: the drift check (site.yml --check --diff) of the collection as
-Galaxy installs it is clean and proven dry byte for byte on this provisioned node (files/snapshot.sh
-before and after, as the scenario's prepare and side_effect do around check mode on the fresh
-node); nine tamperings (the
-first three are what users really break: a package in the env, the kernelspec, the thread
-activation hook; the last three the files that hold the secrets) are each named exactly, a converge
-repairs them, and the drift check is clean again.
+Then the drift loop users schedule: nine tamperings (the first three are what users really break: a
+package in the env, the kernelspec, the thread activation hook; the last three the files that hold
+the secrets) are each named exactly by one drift check (site.yml --check --diff), a converge repairs
+them, and the drift check of the collection as Galaxy installs it (the whole site.yml) is clean
+again and proven dry byte for byte on this provisioned node (files/snapshot.sh before and after, as
+the scenario's prepare and side_effect do around check mode on the fresh node).
 
 Last, issue 35's no-secret search: the node is given a mirror password, a JupyterLab token and a
 password with its hash (host_vars/aistack-site-1.yml). The repairing converge runs the whole
@@ -16,6 +15,7 @@ files whose readers need one (each readable by those only). The search is first 
 planted secret.
 """
 
+import base64
 import json
 import os
 import re
@@ -137,12 +137,12 @@ def test_the_environment_the_roles_work_on_is_the_primary_conda_env():
 
 def test_the_env_has_torch_the_apex_kernels_and_the_thread_settings(host):
     python = "/opt/conda/envs/torch/bin/python"
-    torch = host.run_expect([0], python + " -c 'import torch; print(torch.__version__)'").stdout.strip()
+    # One interpreter imports torch and APEX's C++ kernel (the stand-in tree, built into this env by
+    # apex_build on this build host), then prints torch's version: it exits 0 only if both import.
+    torch = host.run_expect([0], python + " -c 'import torch, apex_C; print(torch.__version__)'").stdout.strip()
     assert torch.startswith("2.13.0") and "+cpu" in torch
-    # APEX (the stand-in tree) built into this env by apex_build on this build host: its C++ kernel imports.
     report = published()["apex_build_report"]
     assert report["env_prefix"] == "/opt/conda/envs/torch" and report["built_on"] == NODE and report["problems"] == []
-    host.run_expect([0], python + " -c 'import torch, apex_C'")
     # What `conda activate torch` does with the env's hooks: source etc/conda/activate.d.
     threads = host.run_expect([0], "bash -c 'for hook in /opt/conda/envs/torch/etc/conda/activate.d/*.sh; do . \"$hook\"; done; "
                                    "echo $OMP_NUM_THREADS'").stdout.strip()
@@ -190,12 +190,39 @@ def _recap(output):
     raise AssertionError("no recap line for %s in:\n%s" % (NODE, output[-3000:]))
 
 
+def test_drift_names_each_tampering_and_is_repaired(host, tmp_path):
+    for _what, command, _task in TAMPERING:
+        host.run_expect([0], command)
+
+    proc, report = drift(tmp_path, "tampered", "--tags", TAMPERED_TAGS)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    changed = report["hosts"][NODE]["changed"]
+    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(
+        set(task for _what, _command, task in TAMPERING) | set(TAMPERING_CONSEQUENCES))
+    for _what, _command, (role, task) in TAMPERING:
+        assert "    %s : %s" % (role, task) in proc.stdout
+    # One task writes both: its diff names each path that drifted.
+    validation_diff = "\n".join(next(r for r in changed if r["role"] == "gpu_validate")["diff"])
+    assert "/usr/local/libexec/aistack/validate_gpu.py" in validation_diff and "/var/lib/aistack/validation" in validation_diff
+
+    # The repair is the whole site.yml at -vvv with --diff: the no-secret test searches its output.
+    # The drift check clean again after it is the installed collection's, the next test's (the whole
+    # site.yml in check mode, which takes in the tampered tags).
+    apply = playbook("-vvv", "--diff")
+    SEEN["outputs"]["site.yml -vvv --diff"] = apply.stdout + apply.stderr
+    assert apply.returncode == 0, apply.stdout[-4000:]
+    assert host.file("/var/lib/aistack/validation").mode == 0o755
+    assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
+
+
 def test_the_installed_collection_finds_no_drift_dry_and_validates_from_a_folder_outside_the_checkout(host, tmp_path):
     """What a user gets from Galaxy: the built tarball, installed into an empty folder, runs the job by
     its playbooks' names from a folder with no checkout in sight. On this node, converged by the
-    checkout's site.yml (the drift test tampers with it afterwards), the installed drift check, the
-    whole site.yml in check mode, is clean and proven dry byte for byte: the same job, wherever its
-    files lie. The tarball holds no build or report output."""
+    checkout's site.yml (the drift test before tampered with it and repaired it so), the installed
+    drift check, the whole site.yml in check mode, is clean and proven dry byte for byte: the same
+    job, wherever its files lie, and the drift test's "clean again" (a superset of its tampered tags).
+    The tarball holds no build or report output."""
+    assert "site.yml -vvv --diff" in SEEN["outputs"], "the drift test did not repair the node first"
     build = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / "build")],
                            cwd=REPO_ROOT, capture_output=True, text=True, check=False)
     assert build.returncode == 0, build.stdout + build.stderr
@@ -245,34 +272,6 @@ def test_the_installed_collection_finds_no_drift_dry_and_validates_from_a_folder
     assert _recap(validate)["failed"] == "0"
 
 
-def test_drift_names_each_tampering_and_is_repaired(host, tmp_path):
-    assert "installed drift" in SEEN["outputs"], "the installed collection's drift check did not find the node clean first"
-    for _what, command, _task in TAMPERING:
-        host.run_expect([0], command)
-
-    proc, report = drift(tmp_path, "tampered", "--tags", TAMPERED_TAGS)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    changed = report["hosts"][NODE]["changed"]
-    assert sorted(set((r["role"], r["task"]) for r in changed)) == sorted(
-        set(task for _what, _command, task in TAMPERING) | set(TAMPERING_CONSEQUENCES))
-    for _what, _command, (role, task) in TAMPERING:
-        assert "    %s : %s" % (role, task) in proc.stdout
-    # One task writes both: its diff names each path that drifted.
-    validation_diff = "\n".join(next(r for r in changed if r["role"] == "gpu_validate")["diff"])
-    assert "/usr/local/libexec/aistack/validate_gpu.py" in validation_diff and "/var/lib/aistack/validation" in validation_diff
-
-    # The repair is the whole site.yml at -vvv with --diff: the no-secret test below searches its output.
-    apply = playbook("-vvv", "--diff")
-    SEEN["outputs"]["site.yml -vvv --diff"] = apply.stdout + apply.stderr
-    assert apply.returncode == 0, apply.stdout[-4000:]
-
-    proc, report = drift(tmp_path, "repaired", "--tags", TAMPERED_TAGS)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert report["hosts"][NODE]["status"] == "clean"
-    assert host.file("/var/lib/aistack/validation").mode == 0o755
-    assert host.run_expect([0], "/opt/conda/envs/torch/bin/python -m pip show ninja").rc == 0
-
-
 def secrets_in(text):
     """The names of the secrets in ``text``, each with its first line there (shortened)."""
     found = {}
@@ -284,21 +283,32 @@ def secrets_in(text):
     return found
 
 
-def node_files_with_secrets(host):
+def node_files_with_secrets(host, plant=None):
     """Every file on the node that holds one of the secrets: its own file system (the wheel folder
-    mounted from the controller aside), /run and /tmp. {path: {secret name: [line numbers]}}, with
-    the file's mode."""
+    mounted from the controller aside), /run and /tmp. ({path: {"mode": its mode, "secrets": {secret
+    name: [line numbers]}}}, {path: its text}). One command on the node finds them and prints each
+    one's mode and content (bash: the node's sh is dash); ``plant`` = (path, text) is written first
+    and removed after the search, in the same command, whatever the search did."""
     grep = " ".join("-e %s" % shlex.quote(secret) for secret in SECRETS.values())
-    listing = host.run("{ find / -xdev -type f -print0; find /run /tmp -xdev -type f -print0; } 2>/dev/null"
-                       " | xargs -0 -r grep -lF %s 2>/dev/null; true" % grep).stdout.split("\n")
-    found = {}
-    for path in filter(None, listing):
-        text = host.file(path).content.decode("utf-8", "replace")
+    search = ("{ find / -xdev -type f -print0; find /run /tmp -xdev -type f -print0; } 2>/dev/null"
+              " | xargs -0 -r grep -lZF %s 2>/dev/null"
+              " | while IFS= read -r -d '' path; do printf '%%s %%s ' \"$(stat -c %%a \"$path\")\" \"$(printf %%s \"$path\" | base64 -w0)\";"
+              " base64 -w0 < \"$path\"; echo; done" % grep)
+    if plant:
+        search = "printf %%s %s > %s && { %s; }; status=$?; rm -f %s && exit $status" % (
+            shlex.quote(plant[1]), shlex.quote(plant[0]), search, shlex.quote(plant[0]))
+    listing = host.run_expect([0], "bash -c %s" % shlex.quote(search)).stdout.split("\n")
+    found, texts = {}, {}
+    for entry in filter(None, listing):
+        mode, path, content = entry.split(" ")
+        path = base64.b64decode(path).decode("utf-8", "replace")
+        text = base64.b64decode(content).decode("utf-8", "replace")
         lines = text.splitlines()
-        found[path] = {"mode": host.file(path).mode, "secrets": dict(
+        texts[path] = text
+        found[path] = {"mode": int(mode, 8), "secrets": dict(
             (name, [number for number, line in enumerate(lines, 1) if secret in line])
             for name, secret in SECRETS.items() if secret in text)}
-    return found
+    return found, texts
 
 
 def leaks_in_files(found):
@@ -313,16 +323,12 @@ def leaks_in_files(found):
 
 
 def test_no_secret_in_the_vvv_site_run_the_drift_reports_or_any_file_on_the_node(host):
-    assert "site.yml -vvv --diff" in SEEN["outputs"] and len(SEEN["reports"]) == 3, "the drift test did not finish"
+    assert "site.yml -vvv --diff" in SEEN["outputs"] and len(SEEN["reports"]) == 2, "the drift tests did not finish"
     grep = " ".join("-e %s" % shlex.quote(secret) for secret in SECRETS.values())
     # The searches find a planted secret: in a text, and in a file on the node (taken away after the search).
     assert secrets_in("ok: [%s] => %s" % (NODE, SECRETS["lab_token"])) == {"lab_token": "ok: [%s] => %s" % (NODE, SECRETS["lab_token"])}
     planted = "/var/lib/aistack-planted-secret"
-    host.run_expect([0], "printf 'x=%%s\\n' %s > %s" % (shlex.quote(SECRETS["mirror_password"]), planted))
-    try:
-        found = node_files_with_secrets(host)
-    finally:
-        host.run_expect([0], "rm -f %s" % planted)
+    found, node_texts = node_files_with_secrets(host, plant=(planted, "x=%s\n" % SECRETS["mirror_password"]))
     assert leaks_in_files(found).pop(planted, {}).get("secrets") == {"mirror_password": [1]}, found
     del found[planted]
 
@@ -345,5 +351,5 @@ def test_no_secret_in_the_vvv_site_run_the_drift_reports_or_any_file_on_the_node
     assert leaks_in_files(found) == {}, found
     assert {"/opt/conda/.condarc", "/etc/jupyterlab/token.env", "/etc/jupyterlab/jupyter_server_config.json"} <= set(found)
     for path in (path for path in found if "condarc" in path):
-        lines = host.file(path).content_string.splitlines()
+        lines = node_texts[path].splitlines()
         assert [n for n in found[path]["secrets"]["mirror_password"] if lines[n - 1].lstrip().startswith("#")] == [], path
