@@ -67,7 +67,7 @@ def fixture_playbook(tmp_path):
 
     def write(role, extra_vars):
         path = tmp_path / ("play-%s.yml" % role)
-        path.write_text(textwrap.dedent("""\
+        text = textwrap.dedent("""\
             - name: Feed {role} a bad input through the refusal helper
               hosts: localhost
               gather_facts: false
@@ -81,7 +81,7 @@ def fixture_playbook(tmp_path):
                     managed_dir: "{managed}"
                     bad_input: seven
             """).format(role=role, helper=HELPER, managed=managed)
-            + "".join("        %s: %s\n" % item for item in extra_vars.items()))
+        path.write_text(text + "".join("        %s: %s\n" % item for item in extra_vars.items()))
         return path
 
     def play(role, **extra_vars):
@@ -118,8 +118,8 @@ def test_a_refusal_that_names_the_problem_and_changes_nothing_passes(playbook, r
 def test_a_reused_listing_still_finds_a_change(playbook):
     """refusal_reuse_listing (bad_inputs' cases one after the other): a run that reuses the listing the run
     before it took after its role lists once, and still finds the change its own role made."""
-    _, counts = playbook("refuses")
-    assert counts["failed"] == 0
+    first, counts = playbook("refuses")
+    assert counts["failed"] == 0, first.stdout
     proc, counts = playbook("refuses_after_change", refusal_reuse_listing="true")
     assert proc.returncode == 2, proc.stdout
     assert counts["failed"] == 1
