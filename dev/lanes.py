@@ -108,7 +108,11 @@ def main(argv=None):
             out.flush()
         print("==> end of %s (%s)" % (job, verdict), flush=True)
 
+    began = time.monotonic()
     failed, never = run_lanes(args.jobs, args.lanes, start, report=report)
+    # The jobs' own lines in the times table overlap: this is the wall time they took together.
+    print("==> %d job(s) in %d lane(s): %dm %02ds of wall time" % (
+        (len(args.jobs) - len(never), args.lanes) + divmod(int(time.monotonic() - began), 60)), flush=True)
     if failed:
         print("==> failed: %s%s" % (" ".join(failed), "; not run: " + " ".join(never) if never else ""))
         return 1

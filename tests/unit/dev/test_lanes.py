@@ -67,6 +67,7 @@ def test_a_jobs_log_is_printed_whole_when_it_ends_and_the_exit_says_it_failed(tm
     assert "==> molecule/good passed" in out and "out of molecule/good\n==> end of molecule/good (passed)" in out
     assert "==> molecule/bad FAILED (exit 1)" in out and "out of molecule/bad" in out
     assert "==> failed: molecule/bad" in out
+    assert "==> 2 job(s) in 2 lane(s): 0m 0" in out and "s of wall time" in out
     assert (tmp_path / "molecule-logs" / "bad.log").read_text() == "out of molecule/bad\n"
 
 
