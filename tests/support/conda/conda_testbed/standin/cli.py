@@ -10,7 +10,6 @@ are valid; error messages are rebuilt in conda's words for the recorded cases.
 """
 
 import argparse
-import asyncio
 import base64
 import datetime
 import hashlib
@@ -25,7 +24,6 @@ import tempfile
 import time
 import urllib.error
 import urllib.parse
-import urllib.request
 
 import yaml
 
@@ -380,6 +378,8 @@ def topological(records):
 def _request(url):
     """A request for ``url`` as conda sends it: a user:password in the URL goes as HTTP basic
     authentication (conda's CondaHttpAuth), never as part of the host name."""
+    import urllib.request  # here, as asyncio below: only the commands that fetch pay for the import
+
     parts = urllib.parse.urlsplit(url)
     if parts.username is None:
         return urllib.request.Request(url)
@@ -439,6 +439,8 @@ class Channels:
             pickle.dump({"url_w_credentials": url, "base_url_w_credentials": url, "fn": "repodata.json"}, handle)
 
     def _get(self, url):
+        import urllib.request
+
         retries = int(self.ctx.config.get("remote_max_retries", 3))
         timeout = float(self.ctx.config.get("remote_read_timeout_secs", 60.0))
         last = None
@@ -638,6 +640,7 @@ def _matches(spec, rec):
 
 
 def solve(channels, specs, locked=(), solver=None):
+    import asyncio
     import rattler
     from rattler import MatchSpec
 
@@ -769,6 +772,7 @@ def execute(ctx, prefix, target, installed, argv, update_specs=(), remove_specs=
 def link_packages(cache, prefix, records):
     """rattler makes the prefix hold ``records``. It writes an empty conda-meta/history into a new
     prefix at once; conda writes it last (write_history), so a killed create leaves none."""
+    import asyncio
     import rattler
 
     history = os.path.join(prefix, "conda-meta", "history")
@@ -1079,6 +1083,8 @@ def explicit_entries(paths):
 
 def create_explicit(ctx, args, out, argv, prefix, entries):
     """conda create --file <@EXPLICIT file>: each URL downloaded and checked against its md5, then linked."""
+    import asyncio
+    import urllib.request
     import rattler
 
     cache = ctx.writable_dir("pkgs")
