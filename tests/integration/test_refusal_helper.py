@@ -38,6 +38,18 @@ ROLES = {
           ansible.builtin.fail:
             msg: "bad_input must be a number, got {{ bad_input }}"
         """,
+    # Refuses with the expected message, after giving a managed file another owner (same bytes, mode, mtime).
+    "refuses_after_chown": """
+        - name: Give a managed file to another user
+          ansible.builtin.file:
+            path: "{{ managed_dir }}/config"
+            owner: "1"
+            group: "1"
+
+        - name: Refuse
+          ansible.builtin.fail:
+            msg: "bad_input must be a number, got {{ bad_input }}"
+        """,
     # Refuses in a loop item: the task's own message is only "One or more items failed".
     "refuses_in_loop": """
         - name: Check each input
@@ -127,3 +139,14 @@ def test_a_reused_listing_still_finds_a_change(playbook):
     assert "skipping: [localhost]" in before
     assert "refuses_after_change changed the node while refusing" in proc.stdout
     assert "/managed/config f 644" in proc.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_change_of_owner_is_found(playbook):
+    """The listing has each file's owner and group (as numbers): a refusal that only gave a managed
+    file to another user fails, naming the file with its new owner."""
+    proc, counts = playbook("refuses_after_chown")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    assert "refuses_after_chown changed the node while refusing" in proc.stdout
+    assert "/managed/config f 644 1:1 " in proc.stdout
