@@ -135,12 +135,8 @@ def test_the_environment_the_roles_work_on_is_the_primary_conda_env():
     assert facts["preflight_report"]["gpu"]["state"] == "no_gpu"
 
 
-def test_the_env_has_torch_the_apex_kernels_and_the_thread_settings(host):
-    python = "/opt/conda/envs/torch/bin/python"
-    # One interpreter imports torch and APEX's C++ kernel (the stand-in tree, built into this env by
-    # apex_build on this build host), then prints torch's version: it exits 0 only if both import.
-    torch = host.run_expect([0], python + " -c 'import torch, apex_C; print(torch.__version__)'").stdout.strip()
-    assert torch.startswith("2.13.0") and "+cpu" in torch
+def test_apex_was_built_here_and_the_env_has_the_thread_settings(host):
+    # APEX's C++ kernel imports in the env: the kernel test below imports it with torch.
     report = published()["apex_build_report"]
     assert report["env_prefix"] == "/opt/conda/envs/torch" and report["built_on"] == NODE and report["problems"] == []
     # What `conda activate torch` does with the env's hooks: source etc/conda/activate.d.
@@ -149,14 +145,19 @@ def test_the_env_has_torch_the_apex_kernels_and_the_thread_settings(host):
     assert threads == str(published()["numa_tuning_env"]["OMP_NUM_THREADS"])
 
 
-def test_the_kernel_runs_the_env_and_imports_torch(host):
+def test_the_kernel_runs_the_env_and_imports_torch_and_the_apex_kernels(host):
+    # The kernel's interpreter (the env's python, which it prints) imports torch and APEX's C++
+    # kernel (the stand-in tree, built into this env by apex_build on this build host), then prints
+    # torch's version: nothing is printed unless both import.
     code = ("from jupyter_client.manager import start_new_kernel\n"
             "km, kc = start_new_kernel(kernel_name='torch')\n"
-            "reply = kc.execute_interactive('import sys, torch; print(sys.executable, torch.__version__)', timeout=120, "
+            "reply = kc.execute_interactive('import sys, torch, apex_C; print(sys.executable, torch.__version__)', timeout=120, "
             "output_hook=lambda msg: msg['msg_type'] == 'stream' and print(msg['content']['text'], end=''))\n"
             "km.shutdown_kernel()\n")
     out = host.run_expect([0], "/opt/conda/envs/torch/bin/python - <<'CODE'\n%sCODE" % code).stdout
-    assert out.startswith("/opt/conda/envs/torch/bin/python 2.13.0")
+    python, torch = ((out.splitlines() or [""])[0].split(" ", 1) + [""])[:2]
+    assert python == "/opt/conda/envs/torch/bin/python", out
+    assert torch.startswith("2.13.0") and "+cpu" in torch, out
 
 
 def test_the_manifest_records_the_env(host):
@@ -191,8 +192,8 @@ def _recap(output):
 
 
 def test_drift_names_each_tampering_and_is_repaired(host, tmp_path):
-    for _what, command, _task in TAMPERING:
-        host.run_expect([0], command)
+    # All nine in one command on the node, each one's exit status checked (set -e).
+    host.run_expect([0], "bash -c %s" % shlex.quote("set -e\n" + "\n".join(command for _what, command, _task in TAMPERING)))
 
     proc, report = drift(tmp_path, "tampered", "--tags", TAMPERED_TAGS)
     assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -219,9 +220,10 @@ def test_the_installed_collection_finds_no_drift_dry_and_validates_from_a_folder
     """What a user gets from Galaxy: the built tarball, installed into an empty folder, runs the job by
     its playbooks' names from a folder with no checkout in sight. On this node, converged by the
     checkout's site.yml (the drift test before tampered with it and repaired it so), the installed
-    drift check, the whole site.yml in check mode, is clean and proven dry byte for byte: the same
-    job, wherever its files lie, and the drift test's "clean again" (a superset of its tampered tags).
-    The tarball holds no build or report output."""
+    drift check, the whole site.yml in check mode, is clean, and the installed validation passes
+    after it in the same run; both are proven dry byte for byte: the same job, wherever its files
+    lie, and the drift test's "clean again" (a superset of its tampered tags). The tarball holds no
+    build or report output."""
     assert "site.yml -vvv --diff" in SEEN["outputs"], "the drift test did not repair the node first"
     build = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path / "build")],
                            cwd=REPO_ROOT, capture_output=True, text=True, check=False)
@@ -249,27 +251,30 @@ def test_the_installed_collection_finds_no_drift_dry_and_validates_from_a_folder
     podman.mkdir()
     os.symlink(os.path.join(REPO_ROOT, ".cache", "collections", "ansible_collections", "containers", "podman"), str(podman / "podman"))
 
-    def installed(name, *args):
-        proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "aistack.gpu_node." + name, "-i", INVENTORY] + list(args),
-                              cwd=str(user), env=env, capture_output=True, text=True, check=False)
-        assert proc.returncode == 0, "aistack.gpu_node.%s: %s" % (name, (proc.stdout + proc.stderr)[-4000:])
+    def installed(names, *args):
+        proc = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook")] + ["aistack.gpu_node." + name for name in names]
+                              + ["-i", INVENTORY] + list(args), cwd=str(user), env=env, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, "aistack.gpu_node.%s: %s" % (names, (proc.stdout + proc.stderr)[-4000:])
         return proc.stdout
 
     # The playbook resolves to the installed copy (and its roles with it: the checkout is on no path).
-    playbook_path = installed("site", "--syntax-check").strip().splitlines()[-1]
+    playbook_path = installed(["site"], "--syntax-check").strip().splitlines()[-1]
     assert playbook_path == "playbook: %s" % (installed_root / "playbooks" / "site.yml"), playbook_path
+    # The drift check, then the validation, in one ansible-playbook run (two playbooks, the second
+    # only after the first passed); the snapshot after both, so validate is proven dry here too (the
+    # idempotence step ran it at 0 changed).
     before = snapshot(host, "before-drift")
     report_dir = tmp_path / "drift-installed"
-    drift_out = installed("drift", "-e", "aistack_drift_output_dir=%s" % report_dir)
+    drift_out = installed(["drift", "validate"], "-e", "aistack_drift_output_dir=%s" % report_dir)
     SEEN["outputs"]["installed drift"] = drift_out
     SEEN["reports"].append(str(report_dir))
     with open(str(report_dir / "drift.json")) as handle:
         report = json.load(handle)
     assert report["hosts"][NODE]["status"] == "clean", drift_out + json.dumps(report["hosts"][NODE].get("changed"))[:4000]
+    # validate's play runs on the node (the drift check's on localhost): the node's recap line is its.
+    assert "PLAY [Validate GPU nodes]" in drift_out and _recap(drift_out)["failed"] == "0", drift_out[-4000:]
     after = snapshot(host, "after-drift")
     assert before == after, host.run("diff /run/snapshot.before-drift /run/snapshot.after-drift | head -40").stdout
-    validate = installed("validate")
-    assert _recap(validate)["failed"] == "0"
 
 
 def secrets_in(text):
