@@ -12,6 +12,8 @@ import pytest
 from conftest import REPO_ROOT, VENV_BIN, recap, run
 
 HELPER = os.path.join(REPO_ROOT, "molecule", "resources", "tasks", "refuse.yml")
+# Where the helper keeps the last listing it took on the node (here, this machine).
+LISTING = "/run/aistack-refusal-before.txt"
 
 ROLES = {
     # Accepts every input: the helper must fail the play.
@@ -139,6 +141,17 @@ def test_a_reused_listing_still_finds_a_change(playbook):
     assert "skipping: [localhost]" in before
     assert "refuses_after_change changed the node while refusing" in proc.stdout
     assert "/managed/config f 644" in proc.stdout
+
+
+def test_a_reused_listing_that_is_not_there_fails(playbook):
+    """refusal_reuse_listing where no run before it left a listing on the node (a case moved first, a node
+    made again): diff has nothing to compare, and the helper fails instead of finding no change."""
+    if os.path.exists(LISTING):
+        os.remove(LISTING)
+    proc, counts = playbook("refuses", refusal_reuse_listing="true")
+    assert proc.returncode == 2, proc.stdout
+    assert counts["failed"] == 1
+    assert "no listing of the node from before the role" in proc.stdout
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root")
