@@ -3,8 +3,8 @@
 # prints its sha256. Every path under /etc, /opt, /usr/local, /var/lib and the homes (type, mode,
 # owner, size, link target), the sha256 of every file there, and the package database. Left out:
 # Ansible's own temporary files under the connecting user's home, and systemd's bookkeeping.
-# One walk lists the paths and names the files; the node's python3 hashes them (hashlib's sha256,
-# OpenSSL's: the same digests as sha256sum, in a sixth of its CPU time), in sha256sum's format.
+# One walk lists the paths and names the files; the node's python3 hashes them all in one process
+# (hashlib's sha256: the same digests as sha256sum), in sha256sum's format.
 set -euo pipefail
 out=/run/snapshot.$1
 files=/run/snapshot.$1.files
