@@ -85,3 +85,20 @@ def test_made_root_owned_then_nothing_is_found_and_links_are_not_followed(tmp_pa
     assert stat.S_IMODE(os.stat(base / "condarc.d").st_mode) == 0o2755
     assert os.stat(base / "envs/alice-scratch").st_uid == MEMBER
     assert stat.S_IMODE(os.stat(base / "envs/alice-scratch/bin/python").st_mode) == 0o777
+
+
+def test_problems_come_in_the_order_of_a_top_down_walk_with_sorted_names(tmp_path):
+    """The order os.walk(top) gives, each folder's names sorted: a folder's subfolders (a link to a folder among
+    them, not walked into), then its other entries, then each subfolder's tree in turn."""
+    base = tmp_path / "base"
+    for folder in ("b/inner", "a", "c"):
+        (base / folder).mkdir(parents=True)
+    for name in ("z", "b/inner/f", "b/y", "a/x", "c/w"):
+        (base / name).write_text("")
+    (base / "a_link").symlink_to(base / "c")
+    for folder, dirnames, filenames in os.walk(base):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(folder, name), MEMBER, -1)
+    problems, dummy = scan(str(base))
+    assert [os.path.relpath(p.path, str(base)) for p in problems] == [
+        "a", "a_link", "b", "c", "z", "a/x", "b/inner", "b/y", "b/inner/f", "c/w"]
