@@ -118,12 +118,13 @@ integration: $(SETUP_DONE) ## pytest integration tests, in INTEGRATION_WORKERS w
 
 # Under `make test` the scenarios' times go to its table; alone, `make molecule` prints its own.
 # The scenarios run in MOLECULE_LANES lanes side by side (dev/lanes.py), longest first so
-# that the lanes end together; S=... runs only those named. One lane by default: on 2 cores two lanes
-# took as long as one (docs/testing.md), the scenarios being CPU-bound there.
-MOLECULE_LANES ?= 1
-MOLECULE_LONGEST := site apex_build conda miniconda
+# that the lanes end together; S=... runs only those named. Two lanes by default: one scenario keeps
+# about one of the 2-core machine's CPUs busy (its controller, the node and podman take turns), so two
+# side by side end sooner than one after the other (docs/testing.md, "Lanes").
+MOLECULE_LANES ?= 2
+MOLECULE_LONGEST := site apex_build conda miniconda numa_jupyter nvidia_driver bad_inputs container_toolkit
 MOLECULE_ORDER := $(filter $(MOLECULE_SCENARIOS),$(MOLECULE_LONGEST)) $(filter-out $(MOLECULE_LONGEST),$(MOLECULE_SCENARIOS))
-molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes, in MOLECULE_LANES lanes (1), S=... for some; time per scenario
+molecule: $(SETUP_DONE) ## every molecule scenario except gpu and resources, on podman nodes, in MOLECULE_LANES lanes (2), S=... for some; time per scenario
 	@times=$${AISTACK_TEST_TIMES:-}; own=; \
 	if [ -z "$$times" ]; then times=$(CURDIR)/.cache/molecule-times.tsv; own=1; : > $$times; fi; \
 	export AISTACK_TEST_TIMES=$$times; status=0; scenarios="$(or $(S),$(MOLECULE_ORDER))"; \
