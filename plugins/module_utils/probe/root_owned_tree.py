@@ -71,9 +71,9 @@ def scan(top, members_under=()):
     left_alone = []
 
     def judge(path, status):
-        # Most entries are fine: judged without building reasons (a link's mode always has the write bits).
-        if status.st_uid or (status.st_mode & WRITABLE_BY_OTHERS and not stat.S_ISLNK(status.st_mode)):
-            problems.append(Problem(path, status.st_uid, status.st_mode, entry_problems(status.st_uid, status.st_mode)))
+        reasons = entry_problems(status.st_uid, status.st_mode)
+        if reasons:
+            problems.append(Problem(path, status.st_uid, status.st_mode, reasons))
 
     judge(top, os.lstat(top))
     pending = [top]
